@@ -1,0 +1,133 @@
+"""The frame every page lives in: page config, shared sidebar, database access, error box.
+
+Every page (app.py included) calls `page_setup()` first. Routing is Streamlit's folder routing
+(`pages/` beside `app.py`, no `st.navigation`), so a cold deep link such as
+`/explore?dataset=storysumm&summary=...` runs its page directly and still gets this frame.
+The default sidebar navigation is hidden (`.streamlit/config.toml`) and replaced by our own
+links, which carry `?dataset=` across pages.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import duckdb
+import streamlit as st
+from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
+
+from components.markdown import md_escape
+from faithlens import catalog, config, store
+from faithlens.catalog import DatasetInfo
+from faithlens.errors import FaithLensError
+
+log = logging.getLogger("faithlens.app")
+
+PAGES: tuple[tuple[str, str, str], ...] = (
+    ("app.py", "Overview", ":material/insights:"),
+    ("pages/explore.py", "Explore", ":material/menu_book:"),
+    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
+)
+DATASET_PARAM = "dataset"
+_CHOSEN_KEY = "_chosen_dataset"
+
+
+@st.cache_resource(show_spinner=False)
+def root_connection(db_path: str) -> duckdb.DuckDBPyConnection:
+    """The process-wide DuckDB connection; units of work take cursors from it."""
+    return store.connect(db_path)
+
+
+@dataclass(frozen=True)
+class PageContext:
+    """What a page needs: the chosen dataset, every loaded dataset, and database access."""
+
+    db_path: str
+    dataset: str | None
+    datasets: tuple[DatasetInfo, ...]
+    root: duckdb.DuckDBPyConnection
+
+    @contextmanager
+    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
+        """A fresh cursor for one unit of work (never shared across threads or reruns)."""
+        with self.root.cursor() as cur:
+            yield cur
+
+    @property
+    def info(self) -> DatasetInfo | None:
+        return next((d for d in self.datasets if d.name == self.dataset), None)
+
+    def data_version(self) -> str:
+        with self.cursor() as cur:
+            return store.data_version(cur)
+
+
+def show_error(exc: BaseException) -> None:
+    """The one error box: what went wrong, then what to do next. No raw traceback."""
+    if isinstance(exc, FaithLensError):
+        body = md_escape(exc.message)
+        if exc.hint:
+            body += "\n\n**What to do:** " + md_escape(exc.hint)
+    else:
+        log.exception("unexpected error", exc_info=exc)
+        body = md_escape(f"Unexpected error: {type(exc).__name__}: {exc}")
+        body += "\n\n**What to do:** the full traceback is in the server log; please report it."
+    st.error(body, icon=":material/error:")
+
+
+@contextmanager
+def guard() -> Iterator[None]:
+    """Run page code; on any error show the error box and stop this run."""
+    try:
+        yield
+    except ScriptControlException:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every error ends in the one error box
+        show_error(exc)
+        st.stop()
+
+
+def _choose_dataset(names: list[str]) -> str | None:
+    if not names:
+        return None
+    wanted = st.query_params.get(DATASET_PARAM) or st.session_state.get(_CHOSEN_KEY)
+    if wanted and wanted not in names:
+        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(names[0])}.")
+        wanted = None
+    index = names.index(wanted) if wanted else 0
+    chosen = st.sidebar.selectbox("Dataset", names, index=index, key=f"dataset_picker_{index}")
+    st.session_state[_CHOSEN_KEY] = chosen
+    if st.query_params.get(DATASET_PARAM) != chosen:
+        st.query_params[DATASET_PARAM] = chosen
+    return chosen
+
+
+def _sidebar(ctx_datasets: list[DatasetInfo], chosen: str | None, db_path: str) -> None:
+    params = {DATASET_PARAM: chosen} if chosen else None
+    with st.sidebar:
+        st.caption("Pages")
+        for path, label, icon in PAGES:
+            st.page_link(path, label=label, icon=icon, query_params=params)
+        st.divider()
+        st.caption("Loaded")
+        for d in ctx_datasets:
+            st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
+        st.caption("Database")
+        st.text(db_path)
+
+
+def page_setup(title: str, icon: str = ":material/search:") -> PageContext:
+    """Configure the page and draw the shared sidebar; returns the page's context."""
+    st.set_page_config(page_title=f"{title} · FaithLens", page_icon=icon, layout="wide")
+    db_path = str(config.db_path())
+    with guard():
+        root = root_connection(db_path)
+        with root.cursor() as cur:
+            datasets = catalog.list_datasets(cur)
+    chosen = _choose_dataset([d.name for d in datasets])
+    _sidebar(datasets, chosen, db_path)
+    if not datasets:
+        st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
+    return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root)

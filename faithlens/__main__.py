@@ -1,0 +1,5 @@
+import sys
+
+from faithlens.cli import main
+
+sys.exit(main())

@@ -1,0 +1,58 @@
+"""Settings: one table of names, defaults and help, read from the environment or secrets.
+
+Precedence: explicit argument > environment variable > `.streamlit/secrets.toml` > default.
+API keys are read here only when asked for and are never written anywhere.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One configurable value: its environment variable, default and help text."""
+
+    env: str
+    default: str
+    help: str
+
+
+SETTINGS: dict[str, Setting] = {
+    "db": Setting("FAITHLENS_DB", str(PROJECT_ROOT / "data" / "faithlens.duckdb"), "Path of the DuckDB database file."),
+    "data_dir": Setting("FAITHLENS_DATA_DIR", str(PROJECT_ROOT / "data"), "Folder holding the vendored raw datasets."),
+}
+
+
+def _secrets(path: Path | None = None) -> dict[str, object]:
+    path = path or PROJECT_ROOT / ".streamlit" / "secrets.toml"
+    if not path.is_file():
+        return {}
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def get(name: str, override: str | None = None) -> str:
+    """Resolve setting `name` (a key of SETTINGS)."""
+    if override:
+        return override
+    setting = SETTINGS[name]
+    if os.environ.get(setting.env):
+        return os.environ[setting.env]
+    secret = _secrets().get(setting.env)
+    return str(secret) if secret else setting.default
+
+
+def db_path(override: str | None = None) -> Path:
+    """The database file: `--db`, else FAITHLENS_DB, else data/faithlens.duckdb."""
+    return Path(get("db", override))
+
+
+def data_dir(override: str | None = None) -> Path:
+    """The folder of vendored raw datasets."""
+    return Path(get("data_dir", override))

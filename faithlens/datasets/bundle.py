@@ -1,0 +1,127 @@
+"""What a loader produces: rows for each canonical table, plus the ingest log.
+
+Loaders build a Bundle in memory (validating as they go); `write_bundle` inserts it inside the
+caller's transaction, each table in one `INSERT ... SELECT` from a DataFrame.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import duckdb
+import pandas as pd
+
+from faithlens.errors import InputError
+
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "dataset": ("name", "format", "origin", "source_files", "description", "license", "citation"),
+    "document": ("dataset", "document_id", "title", "text", "text_note", "source", "split", "attributes"),
+    "summary": (
+        "dataset",
+        "summary_id",
+        "document_id",
+        "model",
+        "split",
+        "topic",
+        "topic_type",
+        "text",
+        "general_comment",
+        "attributes",
+    ),
+    "unit": ("dataset", "unit_id", "summary_id", "kind", "position", "text", "attributes"),
+    "label_source": ("dataset", "source", "kind", "description", "origin_file", "origin"),
+    "label": (
+        "dataset",
+        "source",
+        "level",
+        "target_id",
+        "value",
+        "raw_value",
+        "score",
+        "explanation",
+        "evidence",
+        "reasons",
+    ),
+    "tag": ("dataset", "level", "target_id", "kind", "value", "source"),
+    "key_point": ("dataset", "document_id", "topic", "position", "text"),
+    "ingest_log": ("dataset", "file", "position", "kind", "message"),
+    "document_text": ("dataset", "document_id", "text", "text_origin"),
+}
+UPDATES = {"document_text"}
+JSON_COLUMNS = {"attributes"}
+LIST_COLUMNS = {"source_files", "evidence", "reasons"}
+
+
+def unit_id(summary_id: str, kind: str, position: int) -> str:
+    """Stable id of the `position`-th sentence or claim of a summary."""
+    return f"{summary_id}#{kind[0]}{position}"
+
+
+@dataclass
+class Bundle:
+    """Rows for each table, keyed by table name, in insertion order."""
+
+    rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {table: [] for table in COLUMNS})
+
+    def add(self, table: str, **row: Any) -> None:
+        unknown = set(row) - set(COLUMNS[table])
+        if unknown:
+            raise ValueError(f"unknown columns for {table}: {sorted(unknown)}")
+        self.rows[table].append(row)
+
+    def log(self, dataset: str, file: str, position: str, kind: str, message: str) -> None:
+        self.add("ingest_log", dataset=dataset, file=file, position=position, kind=kind, message=message)
+
+    def count(self, table: str) -> int:
+        return len(self.rows[table])
+
+
+def check_unique(file: str, what: str, ids: list[str]) -> None:
+    """Raise on the first repeated id: duplicates would silently overwrite or double-count."""
+    seen: set[str] = set()
+    for item in ids:
+        if item in seen:
+            raise InputError(file, f"{what} {item!r}", f"duplicate {what}; each {what} must appear once")
+        seen.add(item)
+
+
+def _frame(table: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    columns = COLUMNS[table]
+    data = {column: [row.get(column) for row in rows] for column in columns}
+    for column in JSON_COLUMNS & set(columns):
+        data[column] = [None if value is None else json.dumps(value, ensure_ascii=False) for value in data[column]]
+    frame = pd.DataFrame(data, columns=list(columns))
+    for column in columns:
+        if column not in LIST_COLUMNS:
+            frame[column] = frame[column].astype(object)
+    return frame
+
+
+def write_bundle(cur: duckdb.DuckDBPyConnection, bundle: Bundle) -> None:
+    """Insert every row of `bundle` using the caller's cursor (and so its transaction)."""
+    for table, columns in COLUMNS.items():
+        rows = bundle.rows[table]
+        if not rows:
+            continue
+        cur.register("bundle_frame", _frame(table, rows))
+        try:
+            if table in UPDATES:
+                _attach_texts(cur)
+            else:
+                names = ", ".join(columns)
+                cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM bundle_frame")
+        finally:
+            cur.unregister("bundle_frame")
+
+
+def _attach_texts(cur: duckdb.DuckDBPyConnection) -> None:
+    """Fill document texts that arrive after the dataset (TofuEval transcripts)."""
+    cur.execute(
+        """
+        UPDATE document SET text = f.text, text_origin = f.text_origin, text_note = NULL
+        FROM bundle_frame f
+        WHERE document.dataset = f.dataset AND document.document_id = f.document_id
+        """
+    )

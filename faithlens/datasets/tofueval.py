@@ -1,0 +1,252 @@
+"""TofuEval (Tang et al., 2024): topic-focused dialogue summaries with sentence labels.
+
+Raw format: `factual_consistency/{source}_factual_eval_{split}.csv` (one row per summary
+sentence), `topic_category/{source}_topic_category.json` (topic -> main/marginal) and
+`completeness/{source}_completeness_final.csv` (key points). A summary is (doc_id, topic,
+model_name); its sentences are ordered by sent_idx. Summary labels are derived as the paper
+does: a summary is unfaithful if any of its sentences is. Transcripts are not distributed;
+`tofueval_docs` attaches them from a user's `doc_id,source` CSV.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from faithlens.datasets.bundle import Bundle, unit_id
+from faithlens.datasets.readers import read_csv, read_json
+from faithlens.errors import InputError
+from faithlens.vocab import GOLD
+
+FORMAT = "tofueval"
+LICENSE = "MIT-0 (data/tofueval/LICENSE); source dialogues under their own terms (data/tofueval/THIRD-PARTY-LICENSES)"
+CITATION = (
+    "Liyan Tang, Igor Shalyminov, Amy Wing-mei Wong, Jon Burnsky, Jake W. Vincent, Yu'an Yang, Siffi Singh, "
+    "Song Feng, Hwanjun Song, Hang Su, Lijia Sun, Yi Zhang, Saab Mansour, Kathleen McKeown. TofuEval: Evaluating "
+    "Hallucinations of LLMs on Topic-Focused Dialogue Summarization. NAACL 2024."
+)
+DESCRIPTION = "Topic-focused summaries of 100 MediaSum and MeetingBank dialogues by 6 anonymised LLMs, with sentence labels and error types."
+COLUMNS = ("doc_id", "annotation_id", "topic", "model_name", "sent_idx", "summ_sent", "sent_label", "exp", "type")
+LABELS = {"yes": "faithful", "no": "unfaithful"}
+ERROR_TYPES = (
+    "Extrinsic Information",
+    "Mis-Referencing",
+    "Stating Opinion as Fact",
+    "Reasoning Error",
+    "Tense/Modality Error",
+    "Contradiction",
+    "Nuanced Meaning Shift",
+)
+NO_TEXT = (
+    "TofuEval does not distribute the dialogue transcripts (licensing). If you have them, import a CSV of "
+    "doc_id,source with `python -m faithlens import FILE --format tofueval-docs`."
+)
+_FILE = re.compile(r"(?P<source>[a-z]+)_factual_eval_(?P<split>[a-z]+)\.csv$")
+
+
+def load(path: Path, dataset: str = FORMAT) -> Bundle:
+    """Load the TofuEval folder, or one `*_factual_eval_*.csv` with its sibling folders."""
+    files = sorted((path / "factual_consistency").glob("*_factual_eval_*.csv")) if path.is_dir() else [path]
+    if not files:
+        raise InputError(
+            str(path), "", "no factual_consistency/*_factual_eval_*.csv files; expected the TofuEval folder"
+        )
+    root = path if path.is_dir() else path.parent.parent
+    bundle = Bundle()
+    documents: dict[str, tuple[str, str]] = {}
+    for file in files:
+        _load_sentences(bundle, file, root, dataset, documents)
+    for source in sorted({source for source, _ in documents.values()}):
+        _load_key_points(bundle, root / "completeness" / f"{source}_completeness_final.csv", dataset, documents)
+    bundle.add(
+        "label_source",
+        dataset=dataset,
+        source=GOLD,
+        kind="gold",
+        origin_file=str(files[0].parent),
+        origin="bundled",
+        description="Expert annotators' sentence labels; summary label unfaithful if any sentence is (TofuEval paper).",
+    )
+    return bundle
+
+
+def _topic_types(root: Path, source: str) -> dict[str, str]:
+    path = root / "topic_category" / f"{source}_topic_category.json"
+    if not path.is_file():
+        return {}
+    categories = read_json(path, "a JSON object mapping topic to main or marginal")
+    if not isinstance(categories, dict) or not all(value in ("main", "marginal") for value in categories.values()):
+        raise InputError(str(path), "top level", "expected a JSON object mapping each topic to main or marginal")
+    return categories
+
+
+def _load_sentences(
+    bundle: Bundle, file: Path, root: Path, dataset: str, documents: dict[str, tuple[str, str]]
+) -> None:
+    name = str(file)
+    match = _FILE.search(file.name)
+    if not match:
+        raise InputError(
+            name, "", "file name should be <source>_factual_eval_<split>.csv (e.g. mediasum_factual_eval_dev.csv)"
+        )
+    source, split = match["source"], match["split"]
+    topic_types = _topic_types(root, source)
+    rows = read_csv(file, COLUMNS)
+    summaries: dict[tuple[str, str, str], dict[int, tuple[int, dict[str, str]]]] = defaultdict(dict)
+    for line, row in rows:
+        key = (row["doc_id"], row["topic"], row["model_name"])
+        if not row["sent_idx"].isdigit():
+            raise InputError(name, f"line {line}", f"sent_idx {row['sent_idx']!r}; expected a positive integer")
+        if row["sent_label"] not in LABELS:
+            raise InputError(
+                name, f"line {line}", f"unknown label value {row['sent_label']!r} in sent_label; expected yes or no"
+            )
+        index = int(row["sent_idx"])
+        earlier = summaries[key].get(index)
+        if earlier is not None:
+            if earlier[1] != row:
+                raise InputError(
+                    name,
+                    f"line {line}",
+                    f"duplicate sentence {index} of {key[0]} / {key[2]} / {key[1]} (first at line {earlier[0]}) with different content; expected one row per sentence",
+                )
+            bundle.log(dataset, name, f"line {line}", "repair", f"exact repeat of line {earlier[0]} dropped")
+            continue
+        summaries[key][index] = (line, row)
+    for (doc_id, topic, model), sentences in summaries.items():
+        known = documents.setdefault(doc_id, (source, split))
+        if known != (source, split):
+            raise InputError(
+                name, f"doc_id {doc_id!r}", f"already seen in {known[0]} {known[1]}; expected each document in one file"
+            )
+        _summary(bundle, name, dataset, doc_id, topic, model, split, topic_types.get(topic), sentences)
+    for doc_id, (doc_source, doc_split) in documents.items():
+        if doc_source == source and doc_split == split:
+            bundle.add(
+                "document",
+                dataset=dataset,
+                document_id=doc_id,
+                title=doc_id,
+                text=None,
+                text_note=NO_TEXT,
+                source=source,
+                split=split,
+            )
+
+
+def _summary(
+    bundle: Bundle,
+    name: str,
+    dataset: str,
+    doc_id: str,
+    topic: str,
+    model: str,
+    split: str,
+    topic_type: str | None,
+    sentences: dict[int, tuple[int, dict[str, str]]],
+) -> None:
+    summary_id = f"{doc_id} / {model} / {topic}"
+    ordered = [sentences[index] for index in sorted(sentences)]
+    indices = sorted(sentences)
+    if indices != list(range(1, len(indices) + 1)):
+        bundle.log(
+            dataset,
+            name,
+            f"summary {summary_id!r}",
+            "note",
+            f"sent_idx {indices} as published: some sentences were not annotated; kept in sent_idx order",
+        )
+    if topic_type is None:
+        bundle.log(dataset, name, f"summary {summary_id!r}", "note", f"topic {topic!r} has no main/marginal category")
+    annotation = ordered[0][1]["annotation_id"]
+    bundle.add(
+        "summary",
+        dataset=dataset,
+        summary_id=summary_id,
+        document_id=doc_id,
+        model=model,
+        split=split,
+        topic=topic,
+        topic_type=topic_type,
+        text=" ".join(row["summ_sent"] for _, row in ordered),
+        attributes={"annotation_id": annotation},
+    )
+    unfaithful = False
+    for position, (line, row) in enumerate(ordered):
+        target = unit_id(summary_id, "sentence", position)
+        bundle.add(
+            "unit",
+            dataset=dataset,
+            unit_id=target,
+            summary_id=summary_id,
+            kind="sentence",
+            position=position,
+            text=row["summ_sent"],
+            attributes={"sent_idx": int(row["sent_idx"])},
+        )
+        value = LABELS[row["sent_label"]]
+        unfaithful |= value == "unfaithful"
+        bundle.add(
+            "label",
+            dataset=dataset,
+            source=GOLD,
+            level="sentence",
+            target_id=target,
+            value=value,
+            raw_value=row["sent_label"],
+            explanation=row["exp"] or None,
+        )
+        for error_type in dict.fromkeys(part.strip() for part in row["type"].split(",") if part.strip()):
+            if error_type not in ERROR_TYPES:
+                raise InputError(
+                    name, f"line {line}", f"unknown error type {error_type!r}; expected one of {', '.join(ERROR_TYPES)}"
+                )
+            bundle.add(
+                "tag",
+                dataset=dataset,
+                level="sentence",
+                target_id=target,
+                kind="error_type",
+                value=error_type,
+                source=GOLD,
+            )
+    bundle.add(
+        "label",
+        dataset=dataset,
+        source=GOLD,
+        level="summary",
+        target_id=summary_id,
+        value="unfaithful" if unfaithful else "faithful",
+        raw_value="derived: any sentence no" if unfaithful else "derived: all sentences yes",
+    )
+
+
+def _load_key_points(bundle: Bundle, path: Path, dataset: str, documents: dict[str, tuple[str, str]]) -> None:
+    if not path.is_file():
+        return
+    name = str(path)
+    for line, row in read_csv(path, ("doc_id", "topic", "key_points")):
+        if row["doc_id"] not in documents:
+            continue
+        if not row["key_points"].strip():
+            bundle.log(dataset, name, f"line {line}", "note", f"no key points for {row['doc_id']} / {row['topic']}")
+            continue
+        try:
+            points = ast.literal_eval(row["key_points"])
+        except (ValueError, SyntaxError):
+            raise InputError(
+                name, f"line {line}", "key_points is not a list literal; expected ['1. ...', '2. ...']"
+            ) from None
+        if not isinstance(points, list) or not all(isinstance(point, str) for point in points):
+            raise InputError(name, f"line {line}", "key_points is not a list of strings")
+        for position, point in enumerate(points):
+            bundle.add(
+                "key_point",
+                dataset=dataset,
+                document_id=row["doc_id"],
+                topic=row["topic"],
+                position=position,
+                text=point,
+            )

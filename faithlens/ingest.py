@@ -1,0 +1,175 @@
+"""Build or refresh the database from data/, and import single files. Each is one transaction.
+
+Everything is parsed and validated in memory first; only then does one transaction replace the
+affected rows, so a bad file leaves the database exactly as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from faithlens import datasets as registry
+from faithlens import store
+from faithlens.datasets.bundle import Bundle, write_bundle
+from faithlens.errors import FaithLensError, InputError
+
+DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
+RAW_HASH_KEY = "raw_hash"
+
+
+@dataclass
+class Report:
+    """What an ingest or import did, for the CLI to print."""
+
+    datasets: dict[str, dict[str, int]] = field(default_factory=dict)
+    log: list[tuple[str, str, str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    skipped: bool = False
+
+    def add(self, dataset: str, bundle: Bundle) -> None:
+        self.datasets[dataset] = {table: bundle.count(table) for table in ("document", "summary", "unit", "label")}
+        self.log.extend(
+            (row["kind"], row["file"], row["position"], row["message"]) for row in bundle.rows["ingest_log"]
+        )
+
+
+def raw_hash(data_dir: Path) -> str:
+    """Content hash of every bundled raw file (paths and bytes), to tell when a rebuild is due."""
+    digest = hashlib.sha256()
+    for item in registry.BUNDLED:
+        for path in sorted(p for p in (data_dir / item.folder).rglob("*") if p.is_file()):
+            digest.update(path.relative_to(data_dir).as_posix().encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def is_stale(db_path: Path, data_dir: Path) -> bool:
+    """True when the database is missing or was built from other raw files."""
+    if not db_path.exists():
+        return True
+    conn = store.connect(db_path, read_only=True)
+    try:
+        return store.get_meta(conn, RAW_HASH_KEY) != raw_hash(data_dir)
+    except duckdb.CatalogException:
+        return True
+    finally:
+        conn.close()
+
+
+def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[str, str, str]]:
+    """Remove a bundled dataset's own rows; returns imported texts to re-attach.
+
+    Label sources imported onto the dataset (origin 'import') and their labels are kept.
+    """
+    kept_texts = cur.execute(
+        "SELECT document_id, text, text_origin FROM document WHERE dataset = ? AND text_origin IS NOT NULL", [dataset]
+    ).fetchall()
+    bundled_sources = "SELECT source FROM label_source WHERE dataset = ? AND origin = 'bundled'"
+    cur.execute(f"DELETE FROM label WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
+    cur.execute(f"DELETE FROM tag WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
+    cur.execute("DELETE FROM label_source WHERE dataset = ? AND origin = 'bundled'", [dataset])
+    for table in ("document", "summary", "unit", "key_point", "alignment", "ingest_log"):
+        cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
+    cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
+    return kept_texts
+
+
+def _delete_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
+    for table in DATASET_TABLES:
+        cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
+    cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
+
+
+def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None:
+    write_bundle(cur, bundle)
+
+
+def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report:
+    """Build or refresh every bundled dataset from `data_dir` in one transaction."""
+    started = time.perf_counter()
+    report = Report()
+    if only_if_stale and not is_stale(db_path, data_dir):
+        report.skipped = True
+        return report
+    bundles = {}
+    for item in registry.BUNDLED:
+        folder = data_dir / item.folder
+        if not folder.is_dir():
+            raise InputError(
+                str(folder), "", f"missing folder; expected the vendored {item.name} files (see data/README.md)"
+            )
+        bundle = item.load(folder, item.name)
+        bundle.add(
+            "dataset",
+            name=item.name,
+            format=item.format,
+            origin="bundled",
+            source_files=[str(folder)],
+            description=item.description,
+            license=item.license,
+            citation=item.citation,
+        )
+        bundles[item.name] = bundle
+        report.add(item.name, bundle)
+    digest = raw_hash(data_dir)
+    conn = store.connect(db_path)
+    try:
+        with store.transaction(conn) as cur:
+            for name, bundle in bundles.items():
+                kept_texts = _delete_bundled(cur, name)
+                _write(cur, name, bundle)
+                for document_id, text, origin in kept_texts:
+                    cur.execute(
+                        "UPDATE document SET text = ?, text_origin = ?, text_note = NULL WHERE dataset = ? AND document_id = ?",
+                        [text, origin, name, document_id],
+                    )
+            store.set_meta(cur, RAW_HASH_KEY, digest)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def import_file(
+    db_path: Path, path: Path, format_name: str, dataset: str | None = None, source: str | None = None
+) -> Report:
+    """Add one file as dataset `dataset` (or attach it to one), in one transaction."""
+    started = time.perf_counter()
+    fmt = registry.import_format(format_name)
+    if not path.exists():
+        raise InputError(str(path), "", "file not found")
+    dataset = dataset or fmt.default_dataset(path)
+    report = Report()
+    conn = store.connect(db_path)
+    try:
+        with store.transaction(conn) as cur:
+            existing = cur.execute("SELECT origin FROM dataset WHERE name = ?", [dataset]).fetchone()
+            if fmt.attaches and existing is None:
+                raise FaithLensError(
+                    f"no dataset named {dataset!r} to attach {path} to", "load it first or pass --name DATASET"
+                )
+            if not fmt.attaches and existing is not None and existing[0] == "bundled":
+                raise FaithLensError(
+                    f"dataset {dataset!r} is a bundled benchmark", "pass --name NEW_NAME to import beside it"
+                )
+            bundle = fmt.load(registry.ImportRequest(path=path, dataset=dataset, source=source, cur=cur))
+            if fmt.attaches:
+                for row in bundle.rows["label_source"]:
+                    cur.execute("DELETE FROM label WHERE dataset = ? AND source = ?", [dataset, row["source"]])
+                    cur.execute("DELETE FROM label_source WHERE dataset = ? AND source = ?", [dataset, row["source"]])
+            else:
+                _delete_dataset(cur, dataset)
+                bundle.add("dataset", name=dataset, format=fmt.name, origin="import", source_files=[str(path)])
+            _write(cur, dataset, bundle)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+    report.add(dataset, bundle)
+    report.seconds = time.perf_counter() - started
+    return report
