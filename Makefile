@@ -33,4 +33,4 @@ lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 
 bench: $(VENV)/.dev
-	$(PY) scripts/bench.py
+	$(PY) -m bench

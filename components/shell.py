@@ -34,7 +34,7 @@ DATASET_PARAM = "dataset"
 _CHOSEN_KEY = "_chosen_dataset"
 
 
-@st.cache_resource(show_spinner=False)
+@st.cache_resource(show_spinner=False, on_release=lambda conn: conn.close())
 def root_connection(db_path: str) -> duckdb.DuckDBPyConnection:
     """The process-wide DuckDB connection; units of work take cursors from it."""
     return store.connect(db_path)

@@ -1,0 +1,34 @@
+"""The record every benchmark returns, and small timing helpers."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One figure: what was timed, the value, its unit and the budget it must stay within."""
+
+    name: str
+    value: float
+    unit: str
+    budget: float
+
+    @property
+    def ok(self) -> bool:
+        return self.value <= self.budget
+
+
+def median_ms(action: Callable[[], object], repeat: int = 7, warmup: int = 1) -> float:
+    """Median wall time of `action` in milliseconds, after `warmup` untimed calls."""
+    for _ in range(warmup):
+        action()
+    samples = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
