@@ -31,7 +31,7 @@ NO_TEXT = (
 
 
 def read_booklist(path: Path) -> dict[str, dict[str, str]]:
-    """Rows of the Markdown table in booklist.md, keyed by title."""
+    """Rows of the Markdown table in booklist.md, keyed by `title_key`."""
     if not path.is_file():
         return {}
     lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.startswith("|")]
@@ -43,8 +43,13 @@ def read_booklist(path: Path) -> dict[str, dict[str, str]]:
         cells = [cell.strip() for cell in line.strip("|").split("|")]
         row = {key: value for key, value in zip(header, cells, strict=False) if value}
         if row.get("Title"):
-            books[row["Title"]] = row
+            books[title_key(row["Title"])] = row
     return books
+
+
+def title_key(title: str) -> str:
+    """Book titles are spelled differently in the JSON and booklist.md ('yellowface', 'This_Impossible_Brightness')."""
+    return re.sub(r"[\W_]+", " ", title).strip().casefold()
 
 
 def _strings(name: str, where: str, claim: dict, field: str) -> list[str]:
@@ -65,7 +70,7 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
             raise InputError(
                 member, f"book {title!r}", f"found {type(summaries).__name__}; expected an object keyed by model"
             )
-        attributes = {k.lower().replace(" ", "_"): v for k, v in booklist.get(title, {}).items() if k != "Title"}
+        attributes = {k.lower().replace(" ", "_"): v for k, v in booklist.get(title_key(title), {}).items() if k != "Title"}
         bundle.add(
             "document",
             dataset=dataset,

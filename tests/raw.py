@@ -1,0 +1,105 @@
+"""Expected figures computed straight from the raw files in data/, independently of faithlens.
+
+Deliberately naive parsing (json, csv, zipfile) so the tests check the loaders, not themselves.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+BINARY = {0: "unfaithful", 1: "faithful"}
+FABLES_LABELS = {"Yes": "faithful", "No": "unfaithful", "PartialSupport": "partial", "Inapplicable": "unverifiable"}
+
+
+def storysumm_records() -> dict:
+    text = (DATA / "storysumm" / "storysumm.json").read_text(encoding="utf-8")
+    return json.loads(text.replace('", "\n', '",\n'))
+
+
+def storysumm_predictions() -> dict[str, dict]:
+    root = DATA / "storysumm" / "predicted_labels"
+    return {p.relative_to(root).with_suffix("").as_posix(): json.loads(p.read_text()) for p in sorted(root.rglob("*.json"))}
+
+
+def storysumm_expected() -> dict:
+    records = storysumm_records()
+    sentence_gold: Counter = Counter()
+    for record in records.values():
+        if len(record["errors"]) == len(record["summary"]):
+            sentence_gold.update(BINARY[e] for e in record["errors"])
+    labels: dict[str, dict[str, Counter]] = {
+        "gold": {"summary": Counter(BINARY[r["label"]] for r in records.values()), "sentence": sentence_gold}
+    }
+    for source, predictions in storysumm_predictions().items():
+        levels: dict[str, Counter] = {}
+        for summary_id, p in predictions.items():
+            if "label" in p:
+                levels.setdefault("summary", Counter())[BINARY[p["label"]]] += 1
+            if "sentence_labels" in p and len(p["sentence_labels"]) == len(records[summary_id]["summary"]):
+                levels.setdefault("sentence", Counter()).update(BINARY[v] for v in p["sentence_labels"])
+            if "claim_labels" in p and len(p["claim_labels"]) == len(records[summary_id]["claims"]):
+                levels.setdefault("claim", Counter()).update(BINARY[v] for v in p["claim_labels"])
+        if levels:
+            labels[source] = levels
+    return {
+        "documents": len({r["story-id"] for r in records.values()}),
+        "summaries": len(records),
+        "sentences": sum(len(r["summary"]) for r in records.values()),
+        "claims": sum(len(r["claims"]) for r in records.values()),
+        "labels": {s: {lvl: dict(c) for lvl, c in levels.items()} for s, levels in labels.items()},
+    }
+
+
+def fables_books() -> dict:
+    with zipfile.ZipFile(DATA / "fables" / "FABLES.json.zip") as archive:
+        return json.loads(archive.read("FABLES.json"))["FABLES"]
+
+
+def fables_expected() -> dict:
+    books = fables_books()
+    claims = [c for models in books.values() for s in models.values() for c in s["claims"].values()]
+    return {
+        "documents": len(books),
+        "summaries": sum(len(models) for models in books.values()),
+        "sentences": 0,
+        "claims": len(claims),
+        "labels": {"gold": {"claim": dict(Counter(FABLES_LABELS[c["label"]] for c in claims))}},
+    }
+
+
+def tofueval_rows() -> list[dict[str, str]]:
+    """Every sentence row of the four CSVs, exact duplicate rows removed."""
+    rows, seen = [], set()
+    for path in sorted((DATA / "tofueval" / "factual_consistency").glob("*.csv")):
+        with path.open(encoding="utf-8", newline="") as handle:
+            for row in csv.DictReader(handle):
+                key = tuple(row.values())
+                if key not in seen:
+                    seen.add(key)
+                    rows.append(row)
+    return rows
+
+
+def tofueval_expected() -> dict:
+    rows = tofueval_rows()
+    summaries: dict[tuple, list[str]] = {}
+    for row in rows:
+        summaries.setdefault((row["doc_id"], row["topic"], row["model_name"]), []).append(row["sent_label"])
+    as_verdict = {"yes": "faithful", "no": "unfaithful"}
+    return {
+        "documents": len({row["doc_id"] for row in rows}),
+        "summaries": len(summaries),
+        "sentences": len(rows),
+        "claims": 0,
+        "labels": {
+            "gold": {
+                "sentence": dict(Counter(as_verdict[row["sent_label"]] for row in rows)),
+                "summary": dict(Counter("unfaithful" if "no" in labels else "faithful" for labels in summaries.values())),
+            }
+        },
+    }
