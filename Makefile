@@ -27,6 +27,7 @@ browser-deps:
 	bash scripts/install-chromium.sh
 
 test: $(VENV)/.dev browser-deps
+	$(PY) -m ruff check .
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev

@@ -4,7 +4,7 @@ Every page (app.py included) calls `page_setup()` first. Routing is Streamlit's 
 (`pages/` beside `app.py`, no `st.navigation`), so a cold deep link such as
 `/explore?dataset=storysumm&summary=...` runs its page directly and still gets this frame.
 The default sidebar navigation is hidden (`.streamlit/config.toml`) and replaced by our own
-links, which carry `?dataset=` across pages.
+links, which carry `?dataset=` across pages (Streamlit drops query params on page switches).
 """
 
 from __future__ import annotations
@@ -13,10 +13,12 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 import duckdb
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from components.markdown import md_escape
 from faithlens import catalog, config, store
@@ -25,12 +27,15 @@ from faithlens.errors import FaithLensError
 
 log = logging.getLogger("faithlens.app")
 
+APP_ROOT = Path(__file__).resolve().parent.parent
 PAGES: tuple[tuple[str, str, str], ...] = (
     ("app.py", "Overview", ":material/insights:"),
     ("pages/explore.py", "Explore", ":material/menu_book:"),
     ("pages/compare.py", "Compare", ":material/compare_arrows:"),
 )
+"""(script, title, icon) in navigation order."""
 DATASET_PARAM = "dataset"
+PICKER_KEY = "dataset_picker"
 _CHOSEN_KEY = "_chosen_dataset"
 
 
@@ -38,6 +43,13 @@ _CHOSEN_KEY = "_chosen_dataset"
 def root_connection(db_path: str) -> duckdb.DuckDBPyConnection:
     """The process-wide DuckDB connection; units of work take cursors from it."""
     return store.connect(db_path)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _datasets(db_path: str, version: str) -> list[DatasetInfo]:
+    """Loaded datasets with their counts, recomputed only when the data version changes."""
+    with root_connection(db_path).cursor() as cur:
+        return catalog.list_datasets(cur)
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,8 @@ class PageContext:
     dataset: str | None
     datasets: tuple[DatasetInfo, ...]
     root: duckdb.DuckDBPyConnection
+    version: str
+    """The data version when this run started: with db_path and dataset, the key for cached reads."""
 
     @contextmanager
     def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
@@ -60,6 +74,7 @@ class PageContext:
         return next((d for d in self.datasets if d.name == self.dataset), None)
 
     def data_version(self) -> str:
+        """The database's version stamp now (after this run's own writes, unlike `version`)."""
         with self.cursor() as cur:
             return store.data_version(cur)
 
@@ -89,33 +104,53 @@ def guard() -> Iterator[None]:
         st.stop()
 
 
+def _remember_pick() -> None:
+    """Picker callback: the new choice goes to the URL and survives page switches."""
+    picked = st.session_state[PICKER_KEY]
+    st.session_state[_CHOSEN_KEY] = picked
+    st.query_params[DATASET_PARAM] = picked
+
+
 def _choose_dataset(names: list[str]) -> str | None:
+    """The dataset named in the URL, else the one chosen earlier in this session, else the first."""
     if not names:
         return None
-    wanted = st.query_params.get(DATASET_PARAM) or st.session_state.get(_CHOSEN_KEY)
-    if wanted and wanted not in names:
-        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(names[0])}.")
-        wanted = None
-    index = names.index(wanted) if wanted else 0
-    chosen = st.sidebar.selectbox("Dataset", names, index=index, key=f"dataset_picker_{index}")
+    wanted = st.query_params.get(DATASET_PARAM)
+    known = wanted in names
+    chosen = wanted if known else st.session_state.get(_CHOSEN_KEY)
+    if chosen not in names:
+        chosen = names[0]
+    if wanted and not known:
+        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(chosen)}.")
     st.session_state[_CHOSEN_KEY] = chosen
+    st.session_state[PICKER_KEY] = chosen
+    st.sidebar.selectbox("Dataset", names, key=PICKER_KEY, on_change=_remember_pick)
     if st.query_params.get(DATASET_PARAM) != chosen:
         st.query_params[DATASET_PARAM] = chosen
     return chosen
 
 
-def _sidebar(ctx_datasets: list[DatasetInfo], chosen: str | None, db_path: str) -> None:
+def _runs_from_app_py() -> bool:
+    """False when a page file is the entrypoint itself (`AppTest.from_file("pages/x.py")`):
+    Streamlit then knows no other page, and links to them cannot resolve."""
+    run = get_script_run_ctx()
+    return run is None or Path(run.main_script_path).resolve() == APP_ROOT / PAGES[0][0]
+
+
+def _page_links(chosen: str | None) -> None:
+    if not _runs_from_app_py():
+        return
     params = {DATASET_PARAM: chosen} if chosen else None
-    with st.sidebar:
-        st.caption("Pages")
-        for path, label, icon in PAGES:
-            st.page_link(path, label=label, icon=icon, query_params=params)
-        st.divider()
-        st.caption("Loaded")
-        for d in ctx_datasets:
-            st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
-        st.caption("Database")
-        st.text(db_path)
+    for path, label, icon in PAGES:
+        st.page_link(path, label=label, icon=icon, query_params=params)
+
+
+def _loaded(datasets: list[DatasetInfo], db_path: str) -> None:
+    st.caption("Loaded")
+    for d in datasets:
+        st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
+    st.caption("Database")
+    st.text(db_path)
 
 
 def page_setup(title: str, icon: str = ":material/search:") -> PageContext:
@@ -125,9 +160,16 @@ def page_setup(title: str, icon: str = ":material/search:") -> PageContext:
     with guard():
         root = root_connection(db_path)
         with root.cursor() as cur:
-            datasets = catalog.list_datasets(cur)
+            version = store.data_version(cur)
+        datasets = _datasets(db_path, version)
+    st.sidebar.markdown("**FaithLens**")
+    nav = st.sidebar.container()
+    st.sidebar.divider()
     chosen = _choose_dataset([d.name for d in datasets])
-    _sidebar(datasets, chosen, db_path)
+    with nav:
+        _page_links(chosen)
+    with st.sidebar:
+        _loaded(datasets, db_path)
     if not datasets:
         st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
-    return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root)
+    return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root, version=version)

@@ -3,8 +3,8 @@
 Passages are the source's own sentences, adjusted on both sides of a useful size:
 
 * A highlight should point at the words that support a summary sentence, so the unit is a
-  sentence rather than a fixed window that cuts through sentences (SummVis-style windows make
-  the user read around the boundaries).
+  sentence rather than a fixed-size window that cuts through sentences and makes the reader
+  hunt for the boundaries.
 * Very short sentences ("The song continued.", dialogue such as "Yes.") are merged with the next
   one: on their own, their few words appear in many summary sentences and would outrank the real
   support.
@@ -19,6 +19,7 @@ the top 3 for 10 of 11, as well as TF-IDF cosine did; `ratio`, `token_sort_ratio
 worse. Ties (a passage whose words are all in the sentence scores 100 too) are broken by
 `token_sort_ratio`, then by position, so a verbatim copy ranks first. The stored score is the
 `token_set_ratio`, 0..100.
+
 Every summary sentence keeps its TOP_K best passages; the page filters them by rank and score at
 read time, so its controls always act on stored data.
 """
@@ -33,7 +34,7 @@ import numpy as np
 import pandas as pd
 from rapidfuzz import fuzz, process, utils
 
-from faithlens.text import split_sentences, tokenize
+from faithlens.text import split_sentences, tokenize, word_count
 
 MIN_PASSAGE_TOKENS = 6
 MAX_PASSAGE_TOKENS = 80
@@ -57,13 +58,13 @@ def passages(text: str) -> list[tuple[int, int]]:
     for start, end in split_sentences(text):
         if pending is not None:
             start = pending[0]
-        if len(tokenize(text[start:end])) < MIN_PASSAGE_TOKENS:
+        if word_count(text[start:end]) < MIN_PASSAGE_TOKENS:
             pending = (start, end)
             continue
         pending = None
         merged.extend(_windows(text, start, end))
     if pending is not None:
-        if merged and len(tokenize(text[pending[0] : pending[1]])) < MIN_PASSAGE_TOKENS:
+        if merged and word_count(text[pending[0] : pending[1]]) < MIN_PASSAGE_TOKENS:
             merged[-1] = (merged[-1][0], pending[1])
         else:
             merged.append(pending)
@@ -71,9 +72,9 @@ def passages(text: str) -> list[tuple[int, int]]:
 
 
 def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
-    tokens = tokenize(text[start:end])
-    if len(tokens) <= MAX_PASSAGE_TOKENS:
+    if word_count(text[start:end]) <= MAX_PASSAGE_TOKENS:
         return [(start, end)]
+    tokens = tokenize(text[start:end])
     chunks = [tokens[i : i + MAX_PASSAGE_TOKENS] for i in range(0, len(tokens), MAX_PASSAGE_TOKENS)]
     spans = [(start + chunk[0].start, start + chunk[-1].end) for chunk in chunks]
     spans[0] = (start, spans[0][1])

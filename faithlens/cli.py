@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from faithlens import catalog, config, ingest, store
+from faithlens import catalog, cli_metrics, config, ingest, store
 from faithlens.datasets import FORMATS
 from faithlens.errors import FaithLensError
 
@@ -94,7 +94,12 @@ def _configure_stats(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=_stats)
 
 
-COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_configure_ingest, _configure_import, _configure_stats]
+COMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _configure_ingest,
+    _configure_import,
+    _configure_stats,
+    cli_metrics.configure,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import duckdb
 
+from faithlens import alignment, store
 from faithlens import datasets as registry
-from faithlens import store
 from faithlens.datasets.bundle import Bundle, write_bundle
 from faithlens.errors import FaithLensError, InputError
 
@@ -86,7 +86,10 @@ def _delete_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
 
 
 def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None:
+    """Insert the bundle, then align the summary sentences of every document it brought or gave text to."""
     write_bundle(cur, bundle)
+    touched = {row["document_id"] for table in ("document", "document_text") for row in bundle.rows[table]}
+    alignment.align_documents(cur, dataset, touched)
 
 
 def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report:
@@ -121,13 +124,9 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
     try:
         with store.transaction(conn) as cur:
             for name, bundle in bundles.items():
-                kept_texts = _delete_bundled(cur, name)
+                for document_id, text, origin in _delete_bundled(cur, name):
+                    bundle.add("document_text", dataset=name, document_id=document_id, text=text, text_origin=origin)
                 _write(cur, name, bundle)
-                for document_id, text, origin in kept_texts:
-                    cur.execute(
-                        "UPDATE document SET text = ?, text_origin = ?, text_note = NULL WHERE dataset = ? AND document_id = ?",
-                        [text, origin, name, document_id],
-                    )
             store.set_meta(cur, RAW_HASH_KEY, digest)
         conn.execute("CHECKPOINT")
     finally:

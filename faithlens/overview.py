@@ -132,11 +132,10 @@ def missing(cur: duckdb.DuckDBPyConnection, dataset: str, counts: Counts) -> lis
     if counts.labels and empty_sources:
         names = ", ".join(row[0] for row in empty_sources)
         notes.append(f"Label sources with no labels: {names}.")
-    no_model = cur.execute(
-        "SELECT count(*) FROM summary WHERE dataset = ? AND model IS NULL", [dataset]
-    ).fetchone()[0]
+    no_model = cur.execute("SELECT count(*) FROM summary WHERE dataset = ? AND model IS NULL", [dataset]).fetchone()[0]
     if no_model:
-        notes.append(f"{no_model:,} summaries name no generator model; they are grouped as {NO_MODEL!r}.")
+        subject = "1 summary names" if no_model == 1 else f"{no_model:,} summaries name"
+        notes.append(f"{subject} no generator model; they are grouped as {NO_MODEL!r}.")
     return notes
 
 
@@ -180,12 +179,16 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
         if verdict in table:
             columns += [verdict, f"{verdict} %"]
     table = table[[*columns, "score only", "note"]]
+    has_verdicts = table["labelled"] > 0
     for verdict in VERDICTS:
         if verdict in table:
-            table[verdict] = table[verdict].fillna(0).astype(int)
+            table[verdict] = table[verdict].where(~has_verdicts, table[verdict].fillna(0)).astype("Int64")
+            share = f"{verdict} %"
+            table[share] = table[share].where(~has_verdicts, table[share].fillna(0.0))
     order = {f"{s} · {lv}": i for i, (s, lv) in enumerate(zip(table["source"], table["level"], strict=True))}
     bar_frame = pd.DataFrame(bars, columns=BAR_COLUMNS)
-    bar_frame = bar_frame.sort_values("group", key=lambda g: g.map(order), kind="stable")
+    bar_frame = bar_frame.assign(_g=bar_frame["group"].map(order), _s=bar_frame["series"].map(VERDICTS.index))
+    bar_frame = bar_frame.sort_values(["_g", "_s"])[BAR_COLUMNS]
     return BarFigure(
         key="label_distribution",
         title="Label distribution per label source and level",
@@ -204,7 +207,7 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
 def _label_note(labelled: int, scored_only: int, empty: int) -> str:
     parts = []
     if not labelled and scored_only:
-        parts.append("score only: a score in place of a verdict (see score distribution)")
+        parts.append("score only: see the score distribution")
     elif scored_only:
         parts.append(f"{scored_only:,} more with a score and no verdict")
     if empty:
@@ -214,9 +217,7 @@ def _label_note(labelled: int, scored_only: int, empty: int) -> str:
 
 def _order_sources(table: pd.DataFrame) -> pd.DataFrame:
     """Gold first, then sources by name; levels summary, sentence, claim."""
-    keys = table.assign(
-        _gold=table["source"] != GOLD, _level=table["level"].map(_level_order), _source=table["source"]
-    )
+    keys = table.assign(_gold=table["source"] != GOLD, _level=table["level"].map(_level_order), _source=table["source"])
     return keys.sort_values(["_gold", "_source", "_level"]).drop(columns=["_gold", "_level", "_source"])
 
 
@@ -268,7 +269,8 @@ def _verdicts_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str, source:
 
 
 def _summaries_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str) -> pd.Series:
-    return (
+    """Summaries per generator, plus the Overall total."""
+    per = (
         cur.execute(
             "SELECT coalesce(model, ?) AS generator, count(*) AS n FROM summary WHERE dataset = ? GROUP BY 1",
             [NO_MODEL, dataset],
@@ -276,6 +278,8 @@ def _summaries_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str) -> pd.
         .df()
         .set_index("generator")["n"]
     )
+    per[OVERALL] = per.sum()
+    return per
 
 
 def _shares(counted: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -288,9 +292,9 @@ def _shares(counted: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     verdicts = [v for v in VERDICTS if v in set(both["value"])]
     generators = sorted(set(per_generator["generator"]), key=str.lower) + [OVERALL]
     bars = both.rename(columns={"generator": "group", "value": "series"})
-    bars = bars.assign(
-        _g=bars["group"].map(generators.index), _s=bars["series"].map(verdicts.index)
-    ).sort_values(["_g", "_s"])
+    bars = bars.assign(_g=bars["group"].map(generators.index), _s=bars["series"].map(verdicts.index)).sort_values(
+        ["_g", "_s"]
+    )
     wide = both.pivot_table(index="generator", columns="value", values="percent", fill_value=0.0).round(1)
     wide = wide.reindex(index=generators, columns=verdicts, fill_value=0.0)
     wide.columns = [f"% {v}" for v in verdicts]
@@ -315,12 +319,12 @@ def generic_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Bar
         if counted.empty:
             continue
         bars, table = _shares(counted)
-        table.insert(1, "summaries", table["generator"].map(summaries).fillna(summaries.sum()).astype(int))
+        table.insert(1, "summaries", table["generator"].map(summaries).astype(int))
         unit = "summaries" if level == Level.SUMMARY else f"{level}s"
         figures.append(
             BarFigure(
                 key=f"generators_{level}",
-                title=f"Faithfulness per generator ({level} level)",
+                title=f"Verdicts per generator, {level} level",
                 caption=(
                     f"{_source_phrase(cur, dataset, GOLD)}, {level} level: share of each verdict among the "
                     f"{unit} with a gold label, per generator; Overall pools all generators."
@@ -341,7 +345,7 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
         return []
     bars, table = _shares(counted)
     summaries = _summaries_by_generator(cur, dataset)
-    table.insert(1, "summaries", table["generator"].map(summaries).fillna(summaries.sum()).astype(int))
+    table.insert(1, "summaries", table["generator"].map(summaries).astype(int))
     difficulty = cur.execute(
         """
         SELECT coalesce(s.model, ?) AS generator, t.value, count(DISTINCT t.target_id) AS n
@@ -358,7 +362,7 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
     return [
         BarFigure(
             key="generators_summary",
-            title="Faithfulness per generator (StorySumm Table 2)",
+            title="StorySumm Table 2: faithful summaries per generator",
             caption=(
                 f"{_source_phrase(cur, dataset, GOLD)}, summary level: % of labelled summaries per generator; "
                 "# easy / # hard count unfaithful summaries by detection difficulty. The paper's Table 2 uses the "
@@ -381,22 +385,25 @@ def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarF
     bars, table = _shares(counted)
     per_summary = cur.execute(
         """
-        SELECT coalesce(s.model, ?) AS generator, count(*) AS summaries,
-               round(avg(c.n), 2) AS "avg # claims", round(stddev_pop(c.n), 2) AS "std # claims"
-        FROM summary s
-        JOIN (SELECT summary_id, count(*) AS n FROM unit WHERE dataset = ? AND kind = 'claim' GROUP BY 1) c
-          ON c.summary_id = s.summary_id
-        WHERE s.dataset = ?
-        GROUP BY 1
+        SELECT CASE WHEN grouping(generator) = 1 THEN ? ELSE generator END AS generator, count(*) AS summaries,
+               round(avg(claims), 2) AS "avg # claims", round(stddev_pop(claims), 2) AS "std # claims"
+        FROM (
+            SELECT coalesce(s.model, ?) AS generator, count(u.unit_id) AS claims
+            FROM summary s LEFT JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'claim'
+            WHERE s.dataset = ?
+            GROUP BY s.summary_id, s.model
+        )
+        GROUP BY GROUPING SETS ((generator), ())
         """,
-        [NO_MODEL, dataset, dataset],
+        [OVERALL, NO_MODEL, dataset],
     ).df()
+    shares = [column for column in table.columns if column.startswith("% ")]
     table = table.merge(per_summary, on="generator", how="left")
-    table = table[["generator", "summaries", "avg # claims", "std # claims", "labelled", *table.columns[:-4][1:-1]]]
+    table = table[["generator", "summaries", "avg # claims", "std # claims", "labelled", *shares]]
     return [
         BarFigure(
             key="generators_claim",
-            title="Faithfulness per generator (FABLES Table 2)",
+            title="FABLES Table 2: claim verdicts per generator",
             caption=(
                 f"{_source_phrase(cur, dataset, GOLD)}, claim level: % of labelled claims per generator and verdict; "
                 "avg/std (population) of claims per summary. The paper computes CLAUDE-3-OPUS over 24 of 26 books; "
@@ -418,11 +425,10 @@ def tofueval_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Ba
         if counted.empty:
             continue
         counted["series"] = (counted["corpus"] + " " + counted["topic_type"]).str.strip().replace("", "all")
-        pooled = counted.assign(generator=OVERALL)
-        both = pd.concat([counted, pooled], ignore_index=True)
-        grouped = both.groupby(["generator", "series"], as_index=False).agg(
-            n=("n", lambda n: int(n[both.loc[n.index, "value"] == Verdict.UNFAITHFUL].sum())), total=("n", "sum")
-        )
+        counted["unfaithful"] = counted["n"].where(counted["value"] == Verdict.UNFAITHFUL, 0)
+        both = pd.concat([counted, counted.assign(generator=OVERALL)], ignore_index=True)
+        grouped = both.groupby(["generator", "series"], as_index=False)[["unfaithful", "n"]].sum()
+        grouped = grouped.rename(columns={"n": "total", "unfaithful": "n"})
         grouped["percent"] = 100 * grouped["n"] / grouped["total"]
         generators = sorted(set(counted["generator"]), key=str.lower) + [OVERALL]
         series = sorted(set(grouped["series"]))
@@ -439,7 +445,7 @@ def tofueval_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Ba
         figures.append(
             BarFigure(
                 key=f"generators_{level}",
-                title=f"% unfaithful {unit} per generator, corpus and topic type (TofuEval Table 2, {level} level)",
+                title=f"TofuEval Table 2, {level} level: unfaithful {unit} per generator, corpus and topic type",
                 caption=(
                     f"{_source_phrase(cur, dataset, GOLD)}, {level} level: % of labelled {unit} marked unfaithful, "
                     f"per generator, corpus and main/marginal topic (n = labelled {unit}, dev and test pooled); "

@@ -7,7 +7,19 @@ from pathlib import Path
 
 import duckdb
 
-TABLES = ("meta", "dataset", "document", "summary", "unit", "label_source", "label", "tag", "key_point", "alignment", "ingest_log")
+TABLES = (
+    "meta",
+    "dataset",
+    "document",
+    "summary",
+    "unit",
+    "label_source",
+    "label",
+    "tag",
+    "key_point",
+    "alignment",
+    "ingest_log",
+)
 
 
 def fingerprint(path: Path) -> str:

@@ -23,7 +23,9 @@ def storysumm_records() -> dict:
 
 def storysumm_predictions() -> dict[str, dict]:
     root = DATA / "storysumm" / "predicted_labels"
-    return {p.relative_to(root).with_suffix("").as_posix(): json.loads(p.read_text()) for p in sorted(root.rglob("*.json"))}
+    return {
+        p.relative_to(root).with_suffix("").as_posix(): json.loads(p.read_text()) for p in sorted(root.rglob("*.json"))
+    }
 
 
 def storysumm_expected() -> dict:
@@ -99,7 +101,9 @@ def tofueval_expected() -> dict:
         "labels": {
             "gold": {
                 "sentence": dict(Counter(as_verdict[row["sent_label"]] for row in rows)),
-                "summary": dict(Counter("unfaithful" if "no" in labels else "faithful" for labels in summaries.values())),
+                "summary": dict(
+                    Counter("unfaithful" if "no" in labels else "faithful" for labels in summaries.values())
+                ),
             }
         },
     }

@@ -17,7 +17,12 @@ from tests import raw
 from tests.dbsnapshot import fingerprint
 
 ROOT = Path(__file__).resolve().parent.parent
-CANONICAL_LINE = {"document_id": "d1", "summary_id": "s1", "model": "m", "sentences": [{"text": "A sentence.", "label": "faithful"}]}
+CANONICAL_LINE = {
+    "document_id": "d1",
+    "summary_id": "s1",
+    "model": "m",
+    "sentences": [{"text": "A sentence.", "label": "faithful"}],
+}
 
 
 def _storysumm_text() -> str:
@@ -72,9 +77,24 @@ CASES = {
         "line 2 column",
         "invalid JSON",
     ),
-    "truncated CSV": ("tofueval", lambda t: _tofueval_csv(t, _tofueval_head(6).rsplit(",", 4)[0]), "line ", "expected 9 fields"),
-    "CSV with an unclosed quote": ("tofueval-docs", lambda t: _write(t, "docs.csv", 'doc_id,source\nNPR-5615,"never closed\n'), "line 2", "never closed"),
-    "wrong top-level type": ("storysumm", lambda t: _write(t, "list.json", "[1, 2, 3]"), "top level", "found a JSON list"),
+    "truncated CSV": (
+        "tofueval",
+        lambda t: _tofueval_csv(t, _tofueval_head(6).rsplit(",", 4)[0]),
+        "line ",
+        "expected 9 fields",
+    ),
+    "CSV with an unclosed quote": (
+        "tofueval-docs",
+        lambda t: _write(t, "docs.csv", 'doc_id,source\nNPR-5615,"never closed\n'),
+        "line 2",
+        "never closed",
+    ),
+    "wrong top-level type": (
+        "storysumm",
+        lambda t: _write(t, "list.json", "[1, 2, 3]"),
+        "top level",
+        "found a JSON list",
+    ),
     "missing required field": (
         "canonical",
         lambda t: _write(t, "nosent.jsonl", json.dumps({"document_id": "d", "summary_id": "s"})),
@@ -105,15 +125,28 @@ CASES = {
         "line 2",
         "duplicate summary_id 's1'",
     ),
-    "non-UTF-8": ("canonical", lambda t: _write(t, "latin.jsonl", b'{"document_id": "caf\xe9"}\n'), "line 1 column 21", "invalid UTF-8 byte 0xe9"),
+    "non-UTF-8": (
+        "canonical",
+        lambda t: _write(t, "latin.jsonl", b'{"document_id": "caf\xe9"}\n'),
+        "line 1 column 21",
+        "invalid UTF-8 byte 0xe9",
+    ),
     "empty file": ("canonical", lambda t: _write(t, "empty.jsonl", ""), "", "file is empty"),
     "file of another format": (
         "storysumm",
-        lambda t: shutil.copy(raw.DATA / "tofueval" / "factual_consistency" / "mediasum_factual_eval_test.csv", t / "x.json") and t / "x.json",
+        lambda t: (
+            shutil.copy(raw.DATA / "tofueval" / "factual_consistency" / "mediasum_factual_eval_test.csv", t / "x.json")
+            and t / "x.json"
+        ),
         "line 1 column 1",
         "expected a JSON object keyed by summary id",
     ),
-    "corrupt zip": ("fables", lambda t: _write(t, "broken.zip", b"PK\x03\x04" + b"\x00garbage" * 20), "", "corrupt zip archive"),
+    "corrupt zip": (
+        "fables",
+        lambda t: _write(t, "broken.zip", b"PK\x03\x04" + b"\x00garbage" * 20),
+        "",
+        "corrupt zip archive",
+    ),
     "prediction for an unknown summary": (
         "storysumm-predictions",
         lambda t: _write(t, "preds.json", json.dumps({"no-such-summary": {"label": 1}})),
@@ -190,7 +223,11 @@ def test_failure_while_writing_rolls_everything_back(db_copy: Path, monkeypatch:
 
 def test_a_database_held_by_another_process_is_reported_plainly(db_copy: Path, tmp_path: Path) -> None:
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys, time; c = duckdb.connect({str(db_copy)!r}); print('held', flush=True); time.sleep(60)"],
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, sys, time; c = duckdb.connect({str(db_copy)!r}); print('held', flush=True); time.sleep(60)",
+        ],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -17,10 +17,18 @@ LINES = [
         "model": "gpt-x",
         "split": "test",
         "sentences": [
-            {"text": "Ann sailed south.", "label": "unfaithful", "explanation": "She sailed north.", "error_types": ["Contradiction"]},
+            {
+                "text": "Ann sailed south.",
+                "label": "unfaithful",
+                "explanation": "She sailed north.",
+                "error_types": ["Contradiction"],
+            },
             {"text": "A storm came.", "label": "faithful"},
         ],
-        "claims": [{"text": "Ann sailed.", "label": "faithful"}, {"text": "The storm came at night.", "label": "ambiguous"}],
+        "claims": [
+            {"text": "Ann sailed.", "label": "faithful"},
+            {"text": "The storm came at night.", "label": "ambiguous"},
+        ],
         "label": "unfaithful",
     },
     {"document_id": "story-1", "summary_id": "sum-b", "sentences": [{"text": "Ann went to sea."}]},
@@ -33,12 +41,18 @@ def test_canonical_lines_keep_every_field(db_copy: Path, tmp_path: Path) -> None
     ingest.import_file(db_copy, path, "canonical")
     conn = duckdb.connect(str(db_copy), read_only=True)
     try:
-        assert conn.execute("SELECT document_id, text FROM document WHERE dataset='my_eval'").fetchall() == [("story-1", LINES[0]["document"])]
-        assert conn.execute("SELECT summary_id, model, split FROM summary WHERE dataset='my_eval' ORDER BY 1").fetchall() == [
+        assert conn.execute("SELECT document_id, text FROM document WHERE dataset='my_eval'").fetchall() == [
+            ("story-1", LINES[0]["document"])
+        ]
+        assert conn.execute(
+            "SELECT summary_id, model, split FROM summary WHERE dataset='my_eval' ORDER BY 1"
+        ).fetchall() == [
             ("sum-a", "gpt-x", "test"),
             ("sum-b", None, None),
         ]
-        units = conn.execute("SELECT kind, position, text FROM unit WHERE dataset='my_eval' AND summary_id='sum-a' ORDER BY kind DESC, position").fetchall()
+        units = conn.execute(
+            "SELECT kind, position, text FROM unit WHERE dataset='my_eval' AND summary_id='sum-a' ORDER BY kind DESC, position"
+        ).fetchall()
         assert units == [
             ("sentence", 0, "Ann sailed south."),
             ("sentence", 1, "A storm came."),
@@ -55,7 +69,9 @@ def test_canonical_lines_keep_every_field(db_copy: Path, tmp_path: Path) -> None
             ("sentence", "sum-a#s1", "faithful", None),
             ("summary", "sum-a", "unfaithful", None),
         ]
-        assert conn.execute("SELECT target_id, kind, value FROM tag WHERE dataset='my_eval'").fetchall() == [("sum-a#s0", "error_type", "Contradiction")]
+        assert conn.execute("SELECT target_id, kind, value FROM tag WHERE dataset='my_eval'").fetchall() == [
+            ("sum-a#s0", "error_type", "Contradiction")
+        ]
     finally:
         conn.close()
 
@@ -63,7 +79,9 @@ def test_canonical_lines_keep_every_field(db_copy: Path, tmp_path: Path) -> None
 def test_fables_books_carry_their_booklist_metadata(built_db: Path) -> None:
     conn = duckdb.connect(str(built_db), read_only=True)
     try:
-        text, note, attributes = conn.execute("SELECT text, text_note, attributes FROM document WHERE dataset='fables' AND document_id='yellowface'").fetchone()
+        text, note, attributes = conn.execute(
+            "SELECT text, text_note, attributes FROM document WHERE dataset='fables' AND document_id='yellowface'"
+        ).fetchone()
     finally:
         conn.close()
     assert text is None and "copyrighted" in note
@@ -76,7 +94,9 @@ def test_tofueval_transcripts_attach_from_a_csv(db_copy: Path, tmp_path: Path) -
     ingest.import_file(db_copy, docs, "tofueval-docs")
     conn = duckdb.connect(str(db_copy), read_only=True)
     try:
-        rows = conn.execute("SELECT document_id, text_note FROM document WHERE dataset='tofueval' AND text IS NOT NULL").fetchall()
+        rows = conn.execute(
+            "SELECT document_id, text_note FROM document WHERE dataset='tofueval' AND text IS NOT NULL"
+        ).fetchall()
     finally:
         conn.close()
     assert rows == [("NPR-5615", None)]
@@ -85,7 +105,9 @@ def test_tofueval_transcripts_attach_from_a_csv(db_copy: Path, tmp_path: Path) -
 def test_every_fables_book_finds_its_booklist_row(built_db: Path) -> None:
     conn = duckdb.connect(str(built_db), read_only=True)
     try:
-        missing = conn.execute("SELECT document_id FROM document WHERE dataset='fables' AND attributes IS NULL").fetchall()
+        missing = conn.execute(
+            "SELECT document_id FROM document WHERE dataset='fables' AND attributes IS NULL"
+        ).fetchall()
     finally:
         conn.close()
     assert missing == []

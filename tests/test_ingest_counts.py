@@ -17,13 +17,18 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def stats(built_db: Path) -> dict:
     result = subprocess.run(
-        [sys.executable, "-m", "faithlens", "stats", "--json", "--db", str(built_db)], capture_output=True, text=True, cwd=ROOT, check=True
+        [sys.executable, "-m", "faithlens", "stats", "--json", "--db", str(built_db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
     )
     return json.loads(result.stdout)["datasets"]
 
 
 @pytest.mark.parametrize(
-    ("name", "expected"), [("storysumm", raw.storysumm_expected), ("fables", raw.fables_expected), ("tofueval", raw.tofueval_expected)]
+    ("name", "expected"),
+    [("storysumm", raw.storysumm_expected), ("fables", raw.fables_expected), ("tofueval", raw.tofueval_expected)],
 )
 def test_stats_match_raw_files(stats: dict, name: str, expected) -> None:
     assert stats[name] == expected()
@@ -43,4 +48,6 @@ def test_every_evaluator_file_is_its_own_label_source(stats: dict) -> None:
     expected = set(raw.storysumm_predictions())
     score_only = {s for s, p in raw.storysumm_predictions().items() if all("label" not in r for r in p.values())}
     assert expected - score_only <= set(stats["storysumm"]["labels"])
-    assert {"claude-3-opus-20240229/justquestion", "gpt-4-0125-preview/cot", "mixtral/cot"} <= set(stats["storysumm"]["labels"])
+    assert {"claude-3-opus-20240229/justquestion", "gpt-4-0125-preview/cot", "mixtral/cot"} <= set(
+        stats["storysumm"]["labels"]
+    )

@@ -68,7 +68,12 @@ def test_env_variable_chooses_the_database(tmp_path: Path, monkeypatch, capsys) 
 
 
 def test_imports_survive_a_rebuild_of_the_bundled_data(db_copy: Path, tmp_path: Path) -> None:
-    line = {"document_id": "d", "summary_id": "s", "sentences": [{"text": "x", "label": "unfaithful"}], "label": "unfaithful"}
+    line = {
+        "document_id": "d",
+        "summary_id": "s",
+        "sentences": [{"text": "x", "label": "unfaithful"}],
+        "label": "unfaithful",
+    }
     mine = tmp_path / "mine.jsonl"
     mine.write_text(json.dumps(line), encoding="utf-8")
     ingest.import_file(db_copy, mine, "canonical")
@@ -87,10 +92,16 @@ def test_imports_survive_a_rebuild_of_the_bundled_data(db_copy: Path, tmp_path: 
     assert stats["storysumm"]["labels"]["my-evaluator"] == {"summary": {"unfaithful": 1}}
     conn = duckdb.connect(str(db_copy), read_only=True)
     try:
-        text = conn.execute("SELECT text FROM document WHERE dataset='tofueval' AND document_id='NPR-5615'").fetchone()[0]
+        text = conn.execute("SELECT text FROM document WHERE dataset='tofueval' AND document_id='NPR-5615'").fetchone()[
+            0
+        ]
+        aligned = conn.execute(
+            "SELECT count(*) FROM alignment WHERE dataset='tofueval' AND unit_id LIKE 'NPR-5615 / %'"
+        ).fetchone()[0]
     finally:
         conn.close()
     assert text == "HOST: Hello and welcome."
+    assert aligned > 0
 
 
 def test_reimporting_a_dataset_replaces_it(db_copy: Path, tmp_path: Path) -> None:

@@ -31,7 +31,8 @@ def test_repaired_record_is_present_with_every_sentence_in_order(cur) -> None:
     summary_id = _summary_at_line(REPAIRED_LINE)
     expected = raw.storysumm_records()[summary_id]["summary"]
     rows = cur.execute(
-        "SELECT text FROM unit WHERE dataset = 'storysumm' AND summary_id = ? AND kind = 'sentence' ORDER BY position", [summary_id]
+        "SELECT text FROM unit WHERE dataset = 'storysumm' AND summary_id = ? AND kind = 'sentence' ORDER BY position",
+        [summary_id],
     ).fetchall()
     assert [r[0] for r in rows] == expected
     assert all("\n" not in sentence for sentence in expected)
@@ -43,7 +44,9 @@ def test_repaired_record_is_present_with_every_sentence_in_order(cur) -> None:
 
 
 def test_repair_is_recorded_in_the_ingest_log(cur) -> None:
-    rows = cur.execute("SELECT position, message FROM ingest_log WHERE dataset = 'storysumm' AND kind = 'repair'").fetchall()
+    rows = cur.execute(
+        "SELECT position, message FROM ingest_log WHERE dataset = 'storysumm' AND kind = 'repair'"
+    ).fetchall()
     assert any(position == f"line {REPAIRED_LINE}" and "stray" in message for position, message in rows)
 
 
@@ -83,10 +86,13 @@ def test_unalignable_sentence_labels_are_logged_not_guessed(cur) -> None:
     assert mismatched
     for summary_id in mismatched:
         attached = cur.execute(
-            "SELECT count(*) FROM label WHERE dataset='storysumm' AND source='gold' AND level='sentence' AND target_id LIKE ?", [summary_id + "#s%"]
+            "SELECT count(*) FROM label WHERE dataset='storysumm' AND source='gold' AND level='sentence' AND target_id LIKE ?",
+            [summary_id + "#s%"],
         ).fetchone()[0]
         assert attached == 0
-        logged = cur.execute("SELECT count(*) FROM ingest_log WHERE dataset='storysumm' AND position = ?", [f"record {summary_id!r}"]).fetchone()[0]
+        logged = cur.execute(
+            "SELECT count(*) FROM ingest_log WHERE dataset='storysumm' AND position = ?", [f"record {summary_id!r}"]
+        ).fetchone()[0]
         assert logged == 1
 
 
@@ -95,7 +101,8 @@ def test_score_sources_keep_scores_without_inventing_labels(cur) -> None:
     for source in ("alignscore-roberta-large", "unieval"):
         rows = dict(
             cur.execute(
-                "SELECT target_id, score FROM current_label WHERE dataset='storysumm' AND source=? AND level='summary' AND value IS NULL", [source]
+                "SELECT target_id, score FROM current_label WHERE dataset='storysumm' AND source=? AND level='summary' AND value IS NULL",
+                [source],
             ).fetchall()
         )
         assert rows == {k: pytest.approx(v["probs"]) for k, v in predictions[source].items()}
@@ -104,7 +111,9 @@ def test_score_sources_keep_scores_without_inventing_labels(cur) -> None:
 def test_cot_reasoning_is_kept_as_explanation(cur) -> None:
     predictions = raw.storysumm_predictions()["gpt-4-0125-preview/cot"]
     rows = dict(
-        cur.execute("SELECT target_id, explanation FROM current_label WHERE dataset='storysumm' AND source='gpt-4-0125-preview/cot'").fetchall()
+        cur.execute(
+            "SELECT target_id, explanation FROM current_label WHERE dataset='storysumm' AND source='gpt-4-0125-preview/cot'"
+        ).fetchall()
     )
     assert rows == {k: v["probs"] for k, v in predictions.items()}
 
@@ -119,12 +128,16 @@ def test_minicheck_sentence_scores_are_attached_where_segmentation_agrees(cur) -
         for i, score in enumerate(p["probs"])
     }
     rows = dict(
-        cur.execute("SELECT target_id, score FROM current_label WHERE dataset='storysumm' AND source='minicheck-flan-t5-large' AND level='sentence'").fetchall()
+        cur.execute(
+            "SELECT target_id, score FROM current_label WHERE dataset='storysumm' AND source='minicheck-flan-t5-large' AND level='sentence'"
+        ).fetchall()
     )
     assert rows == pytest.approx(expected)
 
 
 def test_difficulty_tags_match_the_raw_file(cur) -> None:
     expected = {k: r["difficulty"] for k, r in raw.storysumm_records().items() if r["difficulty"]}
-    rows = dict(cur.execute("SELECT target_id, value FROM tag WHERE dataset='storysumm' AND kind='difficulty'").fetchall())
+    rows = dict(
+        cur.execute("SELECT target_id, value FROM tag WHERE dataset='storysumm' AND kind='difficulty'").fetchall()
+    )
     assert rows == expected

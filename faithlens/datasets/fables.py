@@ -70,7 +70,9 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
             raise InputError(
                 member, f"book {title!r}", f"found {type(summaries).__name__}; expected an object keyed by model"
             )
-        attributes = {k.lower().replace(" ", "_"): v for k, v in booklist.get(title_key(title), {}).items() if k != "Title"}
+        attributes = {
+            k.lower().replace(" ", "_"): v for k, v in booklist.get(title_key(title), {}).items() if k != "Title"
+        }
         bundle.add(
             "document",
             dataset=dataset,

@@ -70,7 +70,9 @@ def read_csv(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str,
             rows.append((reader.line_num, row))
     except csv.Error as exc:
         if "unexpected end of data" in str(exc):
-            raise InputError(name, f"line {reader.line_num + 1}", "a quoted field is never closed; expected a closing quote") from None
+            raise InputError(
+                name, f"line {reader.line_num + 1}", "a quoted field is never closed; expected a closing quote"
+            ) from None
         raise InputError(name, f"line {reader.line_num}", f"malformed CSV ({exc})") from None
     if not rows:
         raise InputError(name, "", "no data rows after the header")

@@ -1,0 +1,56 @@
+"""Overview (served at /): what a dataset holds, how its labels are distributed, and how faithful
+each generator is, as the benchmark papers tabulate it."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import charts, shell
+from components.markdown import md_escape
+from faithlens import overview
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def load_overview(db_path: str, version: str, dataset: str) -> overview.Overview:
+    """The dataset's Overview, recomputed only when the data version changes."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return overview.build(cur, dataset)
+
+
+def show_counts(report: overview.Overview) -> None:
+    counts = report.counts
+    cells = (
+        ("Documents", counts.documents),
+        ("with source text", counts.documents_with_text),
+        ("Summaries", counts.summaries),
+        ("Sentences", counts.sentences),
+        ("Claims", counts.claims),
+        ("Labels", counts.labels),
+    )
+    for column, (label, value) in zip(st.columns(len(cells)), cells, strict=True):
+        column.metric(label, f"{value:,}")
+    if report.missing:
+        st.info("\n".join(f"- {md_escape(note)}" for note in report.missing), icon=":material/info:")
+
+
+ctx = shell.page_setup("Overview", icon=":material/insights:")
+with shell.guard():
+    if ctx.dataset is not None:
+        cache_key = (ctx.db_path, ctx.version, ctx.dataset)
+        report = load_overview(*cache_key)
+        st.title(f"Overview: {md_escape(report.dataset)}")
+        if report.description:
+            st.caption(md_escape(report.description))
+        show_counts(report)
+        st.header("Faithfulness per generator", divider="gray")
+        if not report.generators:
+            st.info("No generator table: this dataset has no gold label with a verdict.", icon=":material/info:")
+        for figure in report.generators:
+            charts.show_figure(figure, report.dataset, cache_key)
+        st.header("Labels per source and level", divider="gray")
+        if report.labels is None:
+            st.info("No label distribution: this dataset has no labels.", icon=":material/info:")
+        else:
+            charts.show_figure(report.labels, report.dataset, cache_key)
+        if report.scores is not None:
+            charts.show_figure(report.scores, report.dataset, cache_key)

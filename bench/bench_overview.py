@@ -1,0 +1,117 @@
+"""Issue 3: the Overview's warm rerun on the server (<= 150 ms) and a cold server start to the
+first rendered Overview chart in Chromium (<= 5 s).
+
+The cold start is also measured for a minimal Streamlit app (one metric, one Plotly chart) on the
+same machine at the same moment: the difference is what FaithLens adds, the rest is Streamlit,
+Plotly.js and the machine's load.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bench.measure import Measure
+from faithlens import config, ingest
+from faithlens.datasets import BUNDLED
+
+ROOT = Path(__file__).resolve().parent.parent
+WARM_RUNS = 9
+COLD_RUNS = 3
+MINIMAL_APP = """\
+import plotly.graph_objects as go
+import streamlit as st
+
+st.metric("Summaries", 96)
+st.plotly_chart(go.Figure(go.Bar(x=[1, 2], y=[3, 4])))
+"""
+
+
+def _warm_rerun_ms(dataset: str) -> float:
+    """Median server-side time of `at.run()` after a first run filled the caches."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["dataset"] = dataset
+    at.run()
+    if at.exception:
+        raise RuntimeError(f"Overview failed for {dataset}: {at.exception[0].value}")
+    samples = []
+    for _ in range(WARM_RUNS):
+        started = time.perf_counter()
+        at.run()
+        samples.append((time.perf_counter() - started) * 1000)
+    return statistics.median(samples)
+
+
+def _cold_start_s(template: Path, folder: Path, app_dir: Path) -> float:
+    """Median seconds from launching `streamlit run app.py` to the first chart drawn in Chromium.
+
+    Each start gets a fresh copy of the database; the browser is launched before the clock starts.
+    """
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser import helpers
+
+    samples = []
+    with sync_playwright() as playwright:
+        browser = helpers.launch_chromium(playwright)
+        for attempt in range(COLD_RUNS):
+            db = shutil.copy(template, folder / f"cold{attempt}.duckdb")
+            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+            started = time.perf_counter()
+            with helpers.running_server(Path(db), folder / "server.log", app_dir=app_dir) as server:
+                page.goto(f"{server.url}/?dataset=storysumm")
+                page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first.wait_for(timeout=60_000)
+                samples.append(time.perf_counter() - started)
+            page.context.close()
+        browser.close()
+    return statistics.median(samples)
+
+
+def run() -> list[Measure]:
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        db = folder / "bench.duckdb"
+        ingest.ingest(db, config.data_dir())
+        template = Path(shutil.copy(db, folder / "template.duckdb"))
+        env = config.SETTINGS["db"].env
+        previous = os.environ.get(env)
+        os.environ[env] = str(db)  # AppTest runs the app in this process
+        try:
+            measures = [
+                Measure(
+                    f"overview: warm rerun, {b.name} (AppTest, median of {WARM_RUNS})",
+                    _warm_rerun_ms(b.name),
+                    "ms",
+                    150.0,
+                )
+                for b in BUNDLED
+            ]
+        finally:
+            if previous is None:
+                os.environ.pop(env)
+            else:
+                os.environ[env] = previous
+        minimal = folder / "minimal"
+        minimal.mkdir()
+        (minimal / "app.py").write_text(MINIMAL_APP, encoding="utf-8")
+        measures += [
+            Measure(
+                f"overview: cold server start to first chart in Chromium (median of {COLD_RUNS})",
+                _cold_start_s(template, folder, ROOT),
+                "s",
+                5.0,
+            ),
+            Measure(
+                "  baseline, informational: the same for a minimal Streamlit app",
+                _cold_start_s(template, folder, minimal),
+                "s",
+                5.0,
+            ),
+        ]
+        return measures

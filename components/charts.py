@@ -1,0 +1,141 @@
+"""Plotly figures for the core's BarFigure/ScoreFigure, and the block that shows one on a page:
+title, chart (numbers on hover), one caption line, the same figures as a table, and a CSV download.
+
+Dataset-derived strings (generator, source names) are HTML-escaped before they reach Plotly,
+whose text rendering understands a subset of HTML.
+"""
+
+from __future__ import annotations
+
+import html
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from components.markdown import md_escape
+from faithlens.overview import BarFigure, ScoreFigure
+from faithlens.vocab import VERDICTS
+
+# Fixed colours for the shared vocabulary, so a verdict looks the same on every chart.
+VERDICT_COLOURS = {
+    "faithful": "#2e7d5b",
+    "unfaithful": "#c0392b",
+    "partial": "#e0a526",
+    "unverifiable": "#7f8c99",
+    "ambiguous": "#8e6bb8",
+    "n/a": "#c9ced6",
+}
+SERIES_COLOURS = ("#1f5f8b", "#6fa8d6", "#b5542d", "#e8a27c", "#4a7f3b", "#a3c98f")
+_CONFIG = {"displaylogo": False}
+MAX_FULL_TABLE_ROWS = 30
+_LAYOUT = {
+    "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
+    "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "title": None, "traceorder": "normal"},
+    "uniformtext": {"minsize": 9, "mode": "hide"},
+    "hoverlabel": {"namelength": -1},
+}
+
+
+def _escape(values: object) -> list[str]:
+    return [html.escape(str(value), quote=True) for value in values]
+
+
+def _verdict_order(name: str) -> int:
+    """Verdicts in vocabulary order (faithful first); other series keep their order (stable sort)."""
+    return VERDICTS.index(name) if name in VERDICTS else len(VERDICTS)
+
+
+def bar_chart(figure: BarFigure) -> go.Figure:
+    """Stacked shares: one horizontal bar per group summing to 100%. Rates: vertical bars per
+    group, one per series side by side, as the paper's table columns."""
+    fig = go.Figure()
+    series_names = sorted(dict.fromkeys(figure.bars["series"]), key=_verdict_order)
+    groups = _escape(dict.fromkeys(figure.bars["group"]))
+    value, category = ("x", "y") if figure.stacked else ("y", "x")
+    for index, name in enumerate(series_names):
+        part = figure.bars[figure.bars["series"] == name]
+        colour = VERDICT_COLOURS.get(name) if figure.stacked else None
+        fig.add_bar(
+            name=html.escape(name, quote=True),
+            **{category: _escape(part["group"]), value: part["percent"].round(1)},
+            orientation="h" if figure.stacked else "v",
+            marker_color=colour or SERIES_COLOURS[index % len(SERIES_COLOURS)],
+            customdata=list(zip(part["n"], part["total"], strict=True)),
+            texttemplate=f"%{{{value}:.1f}}",
+            textposition="inside" if figure.stacked else "outside",
+            insidetextanchor="middle",
+            hovertemplate=f"%{{{category}}}<br>%{{fullData.name}}: <b>%{{{value}:.1f}}%</b>"
+            " (%{customdata[0]:,} of %{customdata[1]:,})<extra></extra>",
+        )
+    value_axis = {"title": figure.axis, "ticksuffix": "%", "range": [0, 100] if figure.stacked else None}
+    if figure.stacked:
+        category_axis = {"categoryorder": "array", "categoryarray": groups[::-1], "automargin": True}
+        fig.update_layout(barmode="stack", height=120 + 40 * len(groups), xaxis=value_axis, yaxis=category_axis)
+    else:
+        top = float(figure.bars["percent"].max()) if len(figure.bars) else 100.0
+        value_axis["range"] = [0, min(100.0, top * 1.15 + 2)]
+        category_axis = {"categoryorder": "array", "categoryarray": groups, "automargin": True}
+        fig.update_layout(barmode="group", height=420, xaxis=category_axis, yaxis=value_axis)
+    fig.update_layout(showlegend=True, **_LAYOUT)
+    return fig
+
+
+def score_chart(figure: ScoreFigure) -> go.Figure:
+    """One box per score-only (source, level), drawn from the quartiles the core computed."""
+    table = figure.table
+    names = _escape(f"{s} · {lv}" for s, lv in zip(table["source"], table["level"], strict=True))
+    fig = go.Figure(
+        go.Box(
+            y=names,
+            q1=table["q1"],
+            median=table["median"],
+            q3=table["q3"],
+            lowerfence=table["min"],
+            upperfence=table["max"],
+            mean=table["mean"],
+            orientation="h",
+            marker_color=SERIES_COLOURS[0],
+            name="score",
+        )
+    )
+    fig.update_layout(
+        height=120 + 50 * len(table),
+        xaxis={"title": "score", "range": [0, 1] if table["max"].max() <= 1 else None},
+        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": names[::-1]},
+        showlegend=False,
+        **_LAYOUT,
+    )
+    return fig
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _cached_chart(_figure: BarFigure | ScoreFigure, cache_key: tuple[str, ...], figure_key: str) -> go.Figure:
+    """Build a figure once per data version: Plotly validates every property it is given, which
+    costs tens of milliseconds a chart, while showing a built figure only serialises it. The
+    figure is shared by every session and never mutated."""
+    return bar_chart(_figure) if isinstance(_figure, BarFigure) else score_chart(_figure)
+
+
+def _table_height(rows: int) -> int | str:
+    """Tall enough to show every row of a small table without an inner scrollbar."""
+    return 38 + 35 * rows + 2 if rows <= MAX_FULL_TABLE_ROWS else "auto"
+
+
+def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[str, ...]) -> None:
+    """Title, chart, caption line, table and its CSV download for one figure.
+
+    `cache_key` (db path, data version, dataset) identifies the data the figure was computed from.
+    """
+    st.subheader(md_escape(figure.title))
+    st.plotly_chart(_cached_chart(figure, cache_key, figure.key), key=f"chart_{figure.key}", config=_CONFIG)
+    st.caption(md_escape(figure.caption))
+    st.dataframe(figure.table, hide_index=True, height=_table_height(len(figure.table)))
+    st.download_button(
+        "Download CSV",
+        data=figure.table.to_csv(index=False).encode("utf-8"),
+        file_name=f"{dataset}_{figure.key}.csv",
+        mime="text/csv",
+        key=f"csv_{figure.key}",
+        on_click="ignore",
+        icon=":material/download:",
+    )

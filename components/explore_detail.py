@@ -1,0 +1,217 @@
+"""One summary beside its source: coloured sentences with their labels as text, the aligned passages,
+claims with evidence, TofuEval topic and key points, and every label source's verdict."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import explore_state, highlight, shell
+from components.markdown import md_escape
+from faithlens import alignment, store
+from faithlens import highlight as hl
+from faithlens.alignment import TOP_K
+from faithlens.explore import DetailState
+from faithlens.explore_detail import Detail, UnitView, load_detail, select_matches
+from faithlens.text import ngram_overlap
+
+NGRAM_CHOICES = (0, 2, 3, 4, 5)
+"""Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_detail(db_path: str, version: str, dataset: str, summary_id: str, source: str) -> Detail:
+    """One summary's detail, cached per data version and label source."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return load_detail(cur, dataset, summary_id, source)
+
+
+def _header(detail: Detail, source: str) -> None:
+    summary, document = detail.summary, detail.document
+    st.subheader(md_escape(f"{summary.model or 'unknown generator'} · {summary.summary_id}"))
+    facts = [f"document: {document.title or document.document_id}"]
+    facts += [f"{name}: {value}" for name, value in (("split", summary.split), ("corpus", document.source)) if value]
+    facts += [f"{kind}: {value}" for kind, value in summary.tags]
+    if summary.topic:
+        facts.append(f"topic: “{summary.topic}” ({summary.topic_type or 'type unknown'})")
+    verdict = detail.summary_label
+    if verdict is not None and (verdict.label is not None or verdict.score is not None):
+        facts.append(f"{source} says: {hl.describe(verdict.label, verdict.score)}")
+    st.caption(md_escape(" · ".join(facts)))
+    if summary.general_comment:
+        highlight.show(
+            '<div class="fl-expl"><b>Annotator\'s general comment.</b> ' + hl.esc(summary.general_comment) + "</div>"
+        )
+
+
+def _controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
+    """Sentence choice, and (when the source text is there) how its support is shown."""
+    sentences = detail.sentences
+    summary_id = detail.summary.summary_id
+    if not sentences:
+        return DetailState(summary_id, None, state.passages, state.min_score, state.ngram)
+    with_text = bool(detail.document.text)
+    left, middle, right, far = st.columns([4, 2, 2, 2]) if with_text else (st.container(), None, None, None)
+    key = explore_state.widget_key(dataset, "sentence." + summary_id)
+    choices = list(range(len(sentences) + 1))
+    explore_state.seed(key, state.sentence if state.sentence in choices else 0, choices)
+
+    def describe(position: int) -> str:
+        if position == 0:
+            return "(choose a sentence to see its support)" if with_text else "(none)"
+        unit = sentences[position - 1]
+        preview = unit.text if len(unit.text) <= 70 else unit.text[:69] + "…"
+        return f"S{position} · {hl.describe(unit.label, unit.score)} · {preview}"
+
+    sentence = left.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
+    if not with_text:
+        return DetailState(summary_id, sentence or None, state.passages, state.min_score, state.ngram)
+    passages_key = explore_state.widget_key(dataset, "passages")
+    explore_state.seed(passages_key, state.passages)
+    passages = middle.slider(
+        "Passages shown", 1, TOP_K, key=passages_key, help="The best-matching passages, best first."
+    )
+    score_key = explore_state.widget_key(dataset, "min_score")
+    explore_state.seed(score_key, state.min_score)
+    min_score = right.slider(
+        "Minimum match score", 0, 100, step=5, key=score_key, help="rapidfuzz token_set_ratio, 0..100."
+    )
+    ngram_key = explore_state.widget_key(dataset, "ngram")
+    explore_state.seed(ngram_key, state.ngram if state.ngram in NGRAM_CHOICES else 0, NGRAM_CHOICES)
+    ngram = far.selectbox(
+        "Shared word runs",
+        NGRAM_CHOICES,
+        key=ngram_key,
+        format_func=lambda n: f"{n}+ words" if n else "off",
+        help="Underline runs of at least n words that the sentence and the source share.",
+    )
+    return DetailState(summary_id, sentence or None, passages, min_score, ngram or None)
+
+
+def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: UnitView | None) -> None:
+    document = detail.document
+    st.markdown("**Source**")
+    if not document.text:
+        note = document.text_note or "This dataset gives no source text for this document."
+        st.info(md_escape(note), icon=":material/description:")
+        return
+    spans: list[hl.Span] = []
+    if chosen is not None:
+        stored = detail.alignments.get(chosen.unit_id)
+        if stored is None:
+            _offer_alignment(ctx, detail)
+        else:
+            matches = select_matches(stored, state.passages, state.min_score)
+            st.caption(md_escape(f"Passages that best match S{chosen.position + 1}, best first"))
+            highlight.show(hl.render_passages(document.text, [(m.rank, m.start, m.end, m.score) for m in matches]))
+            spans += [hl.Span(m.start, m.end, hl.ALIGN_BEST if m.rank == 1 else hl.ALIGN_OTHER) for m in matches]
+        if state.ngram is not None:
+            overlap = ngram_overlap(chosen.text, document.text, state.ngram)
+            spans += [hl.Span(start, end, hl.NGRAM) for start, end in overlap.source_spans]
+    highlight.show(hl.render_highlight(document.text, spans))
+
+
+def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
+    """A document with text but no stored alignment (e.g. a transcript attached by hand): say so and offer it."""
+    st.warning("No stored alignment for this document's summaries yet.", icon=":material/warning:")
+    if st.button("Compute the alignment now", key=explore_state.widget_key(ctx.dataset, "align")):
+        with store.transaction(ctx.root) as cur:
+            alignment.align_documents(cur, ctx.dataset, [detail.document.document_id])
+        cached_detail.clear()
+        st.rerun()
+
+
+def _sentence_views(detail: Detail, state: DetailState) -> list[hl.SentenceView]:
+    views = []
+    for unit in detail.sentences:
+        selected = state.sentence == unit.position + 1
+        marks: tuple[tuple[int, int], ...] = ()
+        if selected and state.ngram is not None and detail.document.text:
+            marks = ngram_overlap(unit.text, detail.document.text, state.ngram).sentence_spans
+        views.append(
+            hl.SentenceView(
+                unit.position, unit.text, unit.label, unit.score, unit.explanation, unit.error_types, selected, marks
+            )
+        )
+    return views
+
+
+def _summary(detail: Detail, state: DetailState, source: str) -> None:
+    st.markdown("**Summary**")
+    views = _sentence_views(detail, state)
+    if not views:
+        st.caption(md_escape(f"The summary as published ({len(detail.claims)} claims below)."))
+        highlight.show('<div class="fl-summary">' + hl.esc(detail.summary.text) + "</div>")
+    else:
+        highlight.show(hl.render_summary(views))
+        if all(v.label is None and v.score is None for v in views):
+            st.caption(md_escape(f"{source} gives no sentence labels for this summary; see its verdict below."))
+        st.markdown("**Sentences**")
+        highlight.show(hl.render_sentence_list(views))
+    if detail.claims:
+        st.markdown("**Claims** " + md_escape(f"({source} labels)"))
+        claims = [
+            hl.ClaimView(c.position, c.text, c.label, c.explanation, c.evidence, c.reasons) for c in detail.claims
+        ]
+        highlight.show(hl.render_claims(claims))
+    if detail.key_points:
+        st.markdown("**Key points** " + md_escape(f"for “{detail.summary.topic}” (TofuEval completeness)"))
+        highlight.show(hl.render_key_points(detail.key_points))
+
+
+def _verdicts(detail: Detail) -> None:
+    st.markdown("**Every label source on this summary**")
+    rows = []
+    for v in detail.verdicts:
+        scaled = v.score if v.score is not None and v.label is None and 0 <= v.score <= 1 else None
+        rows.append(
+            {
+                "source": v.source,
+                "kind": v.kind,
+                "summary label": v.label,
+                "raw": v.raw_value,
+                "score": v.score,
+                "score scale": scaled,
+                "unfaithful sentences": None
+                if v.unfaithful_sentences is None
+                else f"{v.unfaithful_sentences} of {v.labelled_sentences}",
+                "unfaithful claims": None
+                if v.unfaithful_claims is None
+                else f"{v.unfaithful_claims} of {v.labelled_claims}",
+                "reasoning": "below" if v.explanation else None,
+            }
+        )
+    frame = pd.DataFrame(rows)
+    frame = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "score": st.column_config.NumberColumn(format="%.3g"),
+            "score scale": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
+        },
+    )
+    for v in detail.verdicts:
+        if v.explanation:
+            with st.expander(md_escape(f"{v.source}: {v.label or 'no label'} · reasoning")):
+                st.text(v.explanation)
+
+
+def show(ctx: shell.PageContext, state: DetailState, source: str) -> DetailState:
+    """Draw the detail of `state.summary`; returns the state the widgets now hold."""
+    detail = cached_detail(ctx.db_path, ctx.version, ctx.dataset, state.summary, source)
+    _header(detail, source)
+    state = _controls(ctx.dataset, detail, state)
+    chosen = detail.sentences[state.sentence - 1] if state.sentence else None
+    if detail.document.text:
+        left, right = st.columns(2, gap="large")
+        with left:
+            _source(ctx, detail, state, chosen)
+        with right:
+            _summary(detail, state, source)
+    else:
+        _source(ctx, detail, state, chosen)
+        _summary(detail, state, source)
+    _verdicts(detail)
+    return state

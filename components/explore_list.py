@@ -1,0 +1,115 @@
+"""The filtered list of summaries: caption, sortable table with row choice, and previous/next."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import explore_state, shell
+from components.markdown import md_escape
+from faithlens import explore
+from faithlens.explore import Filters, ListResult
+
+HEADERS = {
+    "summary_id": "summary",
+    "document": "document",
+    "generator": "generator",
+    "split": "split",
+    "topic": "topic",
+    "topic_type": "topic type",
+    "label": "label",
+    "score": "score",
+    "unfaithful_sentences": "unfaithful sentences",
+    "unfaithful_claims": "unfaithful claims",
+    "preview": "preview",
+}
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def load_list(
+    db_path: str, version: str, dataset: str, params: tuple[tuple[str, str | tuple[str, ...]], ...]
+) -> ListResult:
+    """The filtered list, cached per data version and filter state (small scalar key)."""
+    filters = Filters.from_query_params({key: list(v) if isinstance(v, tuple) else v for key, v in params})
+    with shell.root_connection(db_path).cursor() as cur:
+        return explore.list_summaries(cur, dataset, filters)
+
+
+def cache_params(filters: Filters) -> tuple[tuple[str, str | tuple[str, ...]], ...]:
+    """The filter state as a small hashable cache key."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in filters.to_query_params().items()))
+
+
+def _frame(result: ListResult) -> pd.DataFrame:
+    frame = pd.DataFrame(result.rows, columns=list(result.columns))
+    empty = [column for column in frame.columns if column != "summary_id" and frame[column].isna().all()]
+    return frame.drop(columns=empty).rename(columns=HEADERS)
+
+
+def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | None]:
+    """Draw the list; returns the result and the summary id of a row the user just chose (else None).
+
+    The table hands back positions in the frame it was given; they are turned into a summary id
+    at once (the selection is lost whenever the data changes, streamlit#9505).
+    """
+    result = load_list(ctx.db_path, ctx.version, ctx.dataset, cache_params(filters))
+    caption = filters.caption(len(result.ids))
+    if filters.clauses():
+        caption += f" (of {result.total:,})"
+    st.markdown(f"**{md_escape(caption)}**")
+    if not result.ids:
+        st.info("No summary passes these filters. Loosen one above, or clear them.", icon=":material/info:")
+        return result, None
+    if len(result.rows) < len(result.ids):
+        st.caption(f"The table shows the first {len(result.rows):,}; previous/next below walk all {len(result.ids):,}.")
+    frame = _frame(result)
+    key = explore_state.widget_key(ctx.dataset, "table")
+    event = st.dataframe(
+        frame,
+        key=key,
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        height=300 if len(frame) > 8 else "auto",
+        width="stretch",
+        column_config={
+            "score": st.column_config.NumberColumn(format="%.3f"),
+            "preview": st.column_config.TextColumn(width="large"),
+        },
+    )
+    rows = tuple(event.selection.rows)
+    seen_key = key + ".seen"
+    if rows == st.session_state.get(seen_key, ()):
+        return result, None
+    st.session_state[seen_key] = rows
+    return result, (frame["summary"].iloc[rows[0]] if rows else None)
+
+
+def navigation(ctx: shell.PageContext, result: ListResult, summary_id: str) -> None:
+    """'Previous' / 'Next' through the filtered list, and where this summary sits in it."""
+    where = explore.neighbours(result.ids, summary_id)
+    previous, position, following = st.columns([1, 3, 1], vertical_alignment="center")
+    previous.button(
+        "Previous",
+        icon=":material/arrow_back:",
+        disabled=where.previous is None,
+        on_click=explore_state.open_summary,
+        args=(where.previous,),
+        key=explore_state.widget_key(ctx.dataset, "previous"),
+        width="stretch",
+    )
+    if where.position is None:
+        position.caption(f"This summary is not among the {where.total:,} the filters keep; Next opens the first.")
+        target = where.first
+    else:
+        position.caption(f"Summary {where.position:,} of {where.total:,} in the filtered list")
+        target = where.next
+    following.button(
+        "Next",
+        icon=":material/arrow_forward:",
+        disabled=target is None,
+        on_click=explore_state.open_summary,
+        args=(target,),
+        key=explore_state.widget_key(ctx.dataset, "next"),
+        width="stretch",
+    )

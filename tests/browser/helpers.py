@@ -1,0 +1,187 @@
+"""Driving the real app: start a `streamlit run app.py` server, launch Debian's Chromium, and wait
+for reruns the way Streamlit's own e2e tests do (TECH-NOTES section 5), so tests are not flaky."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, Playwright, expect
+
+from faithlens import config, ingest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data"
+IMPORTS = ROOT / "tests" / "fixtures" / "browser_imports"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
+SERVER_FLAGS = [
+    "--server.headless",
+    "true",
+    "--browser.gatherUsageStats",
+    "false",
+    "--server.fileWatcherType",
+    "none",
+    "--global.developmentMode",
+    "false",
+]
+STARTUP_TIMEOUT_S = float(os.environ.get("FAITHLENS_SERVER_TIMEOUT", "60"))
+APP = '[data-testid="stApp"]'
+MAX_SHOT_PX = 12_000
+
+
+def build_test_db(path: Path) -> Path:
+    """The bundled data plus every tests/fixtures/browser_imports/*.jsonl as a canonical dataset."""
+    ingest.ingest(path, DATA)
+    for jsonl in sorted(IMPORTS.glob("*.jsonl")):
+        ingest.import_file(path, jsonl, "canonical", jsonl.stem)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class Server:
+    """A running `streamlit run app.py`: its base URL, process and log file."""
+
+    url: str
+    process: subprocess.Popen
+    log: Path
+
+    def log_tail(self, lines: int = 40) -> str:
+        text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
+        return "\n".join(text.splitlines()[-lines:])
+
+
+def _healthy(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().decode().strip() == "ok"
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
+@contextmanager
+def running_server(
+    db_path: Path, log_path: Path, timeout: float = STARTUP_TIMEOUT_S, app_dir: Path = ROOT
+) -> Iterator[Server]:
+    """Start `app_dir/app.py` (FaithLens by default) on a free loopback port against `db_path`;
+    stop it on exit.
+
+    The server holds the DuckDB file open read-write, so give each server its own file.
+    Its stdout/stderr go to `log_path`; if it does not become healthy, the log's tail is raised.
+    """
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "streamlit", "run", "app.py"]
+    command += ["--server.address", "127.0.0.1", "--server.port", str(port), *SERVER_FLAGS]
+    env = {**os.environ, config.SETTINGS["db"].env: str(db_path), "PYTHONUNBUFFERED": "1"}
+    with log_path.open("w", encoding="utf-8") as log:
+        process = subprocess.Popen(command, cwd=app_dir, env=env, stdout=log, stderr=subprocess.STDOUT)
+        server = Server(url, process, log_path)
+        try:
+            deadline = time.monotonic() + timeout
+            while not _healthy(url):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    why = f"exited with {process.returncode}" if process.poll() is not None else f"not up in {timeout}s"
+                    raise RuntimeError(f"streamlit server {why}; log {log_path}:\n{server.log_tail()}")
+                time.sleep(0.1)
+            yield server
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def copy_db(source: Path, target: Path) -> Path:
+    shutil.copy(source, target)
+    return target
+
+
+def launch_chromium(playwright: Playwright) -> Browser:
+    """Debian's Chromium (Playwright's own browser download is not available here)."""
+    return playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+
+def wait_for_app(page: Page, timeout_ms: float = 30_000) -> None:
+    """Wait until the current rerun has finished and every element has rendered.
+
+    Sleeping ~210 ms first lets a rerun that a click or navigation triggered actually start;
+    otherwise the 'notRunning' state of the previous run would pass the wait at once.
+    """
+    page.wait_for_timeout(210)
+    page.wait_for_selector(f'{APP}[data-test-connection-state="CONNECTED"]', timeout=timeout_ms)
+    page.wait_for_selector(f'{APP}[data-test-script-state="notRunning"]', timeout=timeout_ms)
+    expect(page.locator('[data-testid="stSkeleton"]')).to_have_count(0, timeout=timeout_ms)
+
+
+def open_app(page: Page, url: str) -> Page:
+    """Navigate to `url` (base URL plus path and query) and wait for the page to finish rendering."""
+    page.goto(url)
+    wait_for_app(page)
+    return page
+
+
+def screenshot(page: Page, directory: Path, name: str) -> Path:
+    """PNG `directory/name.png` of the whole page, for humans to look at.
+
+    Streamlit scrolls inside `stMain`, not the document, so a full-page shot would stop at the
+    viewport: the viewport is stretched to the content's height for the shot, then restored.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.png"
+    viewport = page.viewport_size or {"width": 1400, "height": 900}
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]')?.scrollHeight ?? 0")
+    page.set_viewport_size({"width": viewport["width"], "height": min(max(height, viewport["height"]), MAX_SHOT_PX)})
+    try:
+        wait_for_app(page)
+        page.screenshot(path=str(path))
+    finally:
+        page.set_viewport_size(viewport)
+    return path
+
+
+def assert_no_exception(page: Page, error_box_expected: bool = False) -> None:
+    """No traceback element; and no error box unless the test expects one."""
+    exceptions = page.locator('[data-testid="stException"]')
+    expect(exceptions, f"exception shown: {exceptions.all_inner_texts()}").to_have_count(0)
+    if not error_box_expected:
+        errors = page.locator('[data-testid="stAlertContentError"]')
+        expect(errors, f"error box shown: {errors.all_inner_texts()}").to_have_count(0)
+
+
+def page_url(script: str) -> str:
+    """The URL path of a page under folder routing: app.py is `/`, pages/explore.py is `/explore`."""
+    return "/" if script == "app.py" else "/" + Path(script).stem
+
+
+def app_pages() -> list[str]:
+    """app.py and every page file that exists now, as paths relative to the repository."""
+    pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
+    return ["app.py", *pages]
