@@ -1,9 +1,13 @@
 import importlib
+import os
 import pkgutil
 import sys
 from pathlib import Path
 
 import bench
+
+# AppTest runs the app without a server; Streamlit warns about that on every run. Keep the table readable.
+os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")
 
 
 def main(names: list[str]) -> int:

@@ -27,18 +27,10 @@ from pathlib import Path
 
 from faithlens import store
 from faithlens.alignment import TOP_K
+from faithlens.datasets.tofueval import ERROR_TYPES
 
 DATASET = "synthetic"
 GENERATORS = ("gen-a", "gen-b", "gen-c", "gen-d", "gen-e", "gen-f")
-ERROR_TYPES = (
-    "Extrinsic Information",
-    "Mis-Referencing",
-    "Stating Opinion as Fact",
-    "Reasoning Error",
-    "Tense/Modality Error",
-    "Contradiction",
-    "Nuanced Meaning Shift",
-)
 WORDS = (
     "harbour", "storm", "keeper", "lamp", "council", "budget", "river", "mayor", "letter", "ship",
     "garden", "winter", "doctor", "market", "bridge", "teacher", "village", "engine", "court", "festival",
