@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from faithlens import compare, config, mapping, store
+from faithlens import config, mapping, store
 from faithlens.errors import FaithLensError
 from faithlens.vocab import GOLD, LEVELS
 
@@ -38,6 +38,8 @@ def _sources(text: str | None) -> list[str] | None:
 
 
 def _table(rows: list[dict[str, object]]) -> str:
+    from faithlens import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
+
     columns = list(rows[0]) if rows else list(compare.JSON_KEYS)
     cells = [
         [("" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])) for c in columns]
@@ -50,6 +52,8 @@ def _table(rows: list[dict[str, object]]) -> str:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from faithlens import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
+
     if args.level not in LEVELS:
         raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
     chosen_mapping = mapping.parse(args.mapping)
