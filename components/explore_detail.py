@@ -3,6 +3,8 @@ claims with evidence, TofuEval topic and key points, and every label source's ve
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +14,7 @@ from faithlens import alignment, store
 from faithlens import highlight as hl
 from faithlens.alignment import TOP_K
 from faithlens.explore import DetailState
-from faithlens.explore_detail import Detail, UnitView, load_detail, select_matches
+from faithlens.explore_detail import Detail, UnitView, load_detail, resolve_selection, select_matches
 from faithlens.text import ngram_overlap
 
 NGRAM_CHOICES = (0, 2, 3, 4, 5)
@@ -44,12 +46,42 @@ def _header(detail: Detail, source: str) -> None:
         )
 
 
+def _preview(text: str) -> str:
+    return text if len(text) <= 70 else text[:69] + "…"
+
+
+def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> str | None:
+    """The chosen claim's unit id (seeded from the link's `unit`), or None."""
+    if not detail.claims:
+        return None
+    key = explore_state.widget_key(dataset, "claim." + detail.summary.summary_id)
+    claims = {claim.unit_id: claim for claim in detail.claims}
+    choices = ["", *claims]
+    explore_state.seed(key, state.unit or "", choices)
+
+    def describe(unit_id: str) -> str:
+        if not unit_id:
+            return "(none)"
+        claim = claims[unit_id]
+        return f"C{claim.position + 1} · {hl.describe(claim.label, claim.score)} · {_preview(claim.text)}"
+
+    chosen = st.selectbox(
+        "Claim", choices, key=key, format_func=describe, help="Shows the claim first, with its evidence and reasons."
+    )
+    return chosen or None
+
+
 def _controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
-    """Sentence choice, and (when the source text is there) how its support is shown."""
+    """Sentence and claim choice, and (when the source text is there) how a sentence's support is shown."""
+    state = _sentence_controls(dataset, detail, state)
+    return replace(state, unit=_claim_choice(dataset, detail, state))
+
+
+def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
     sentences = detail.sentences
     summary_id = detail.summary.summary_id
     if not sentences:
-        return DetailState(summary_id, None, state.passages, state.min_score, state.ngram)
+        return replace(state, sentence=None)
     with_text = bool(detail.document.text)
     left, middle, right, far = st.columns([4, 2, 2, 2]) if with_text else (st.container(), None, None, None)
     key = explore_state.widget_key(dataset, "sentence." + summary_id)
@@ -60,12 +92,11 @@ def _controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
         if position == 0:
             return "(choose a sentence to see its support)" if with_text else "(none)"
         unit = sentences[position - 1]
-        preview = unit.text if len(unit.text) <= 70 else unit.text[:69] + "…"
-        return f"S{position} · {hl.describe(unit.label, unit.score)} · {preview}"
+        return f"S{position} · {hl.describe(unit.label, unit.score)} · {_preview(unit.text)}"
 
     sentence = left.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
     if not with_text:
-        return DetailState(summary_id, sentence or None, state.passages, state.min_score, state.ngram)
+        return replace(state, sentence=sentence or None)
     passages_key = explore_state.widget_key(dataset, "passages")
     explore_state.seed(passages_key, state.passages)
     passages = middle.slider(
@@ -85,7 +116,7 @@ def _controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
         format_func=lambda n: f"{n}+ words" if n else "off",
         help="Underline runs of at least n words that the sentence and the source share.",
     )
-    return DetailState(summary_id, sentence or None, passages, min_score, ngram or None)
+    return replace(state, sentence=sentence or None, passages=passages, min_score=min_score, ngram=ngram or None)
 
 
 def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: UnitView | None) -> None:
@@ -150,13 +181,30 @@ def _summary(detail: Detail, state: DetailState, source: str) -> None:
         highlight.show(hl.render_sentence_list(views))
     if detail.claims:
         st.markdown("**Claims** " + md_escape(f"({source} labels)"))
-        claims = [
-            hl.ClaimView(c.position, c.text, c.label, c.explanation, c.evidence, c.reasons) for c in detail.claims
-        ]
-        highlight.show(hl.render_claims(claims))
+        highlight.show(hl.render_claims([_claim_view(c, state) for c in detail.claims]))
     if detail.key_points:
         st.markdown("**Key points** " + md_escape(f"for “{detail.summary.topic}” (TofuEval completeness)"))
         highlight.show(hl.render_key_points(detail.key_points))
+
+
+def _claim_view(claim: UnitView, state: DetailState) -> hl.ClaimView:
+    return hl.ClaimView(
+        claim.position,
+        claim.text,
+        claim.label,
+        claim.explanation,
+        claim.evidence,
+        claim.reasons,
+        selected=claim.unit_id == state.unit,
+    )
+
+
+def _chosen_claim(detail: Detail, state: DetailState, source: str) -> None:
+    """The chosen claim first, boxed, with its label, evidence and reasons (it is also outlined in the list)."""
+    chosen = next((c for c in detail.claims if c.unit_id == state.unit), None)
+    if chosen is not None:
+        st.markdown(f"**Chosen claim C{chosen.position + 1}** " + md_escape(f"({source} label)"))
+        highlight.show(hl.render_chosen_claim(_claim_view(chosen, state)))
 
 
 def _verdicts(detail: Detail) -> None:
@@ -201,8 +249,12 @@ def _verdicts(detail: Detail) -> None:
 def show(ctx: shell.PageContext, state: DetailState, source: str) -> DetailState:
     """Draw the detail of `state.summary`; returns the state the widgets now hold."""
     detail = cached_detail(ctx.db_path, ctx.version, ctx.dataset, state.summary, source)
+    state, notes = resolve_selection(detail, state)
+    for note in notes:
+        st.warning(md_escape(note), icon=":material/link_off:")
     _header(detail, source)
     state = _controls(ctx.dataset, detail, state)
+    _chosen_claim(detail, state, source)
     chosen = detail.sentences[state.sentence - 1] if state.sentence else None
     if detail.document.text:
         left, right = st.columns(2, gap="large")

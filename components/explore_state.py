@@ -4,6 +4,14 @@ Every selection (filters, label source, summary, sentence, alignment display) li
 `st.query_params`, so a copied link reopens the same view in a new session. Widgets are seeded
 from the URL the first time they appear in a session and are the source of truth after that;
 the page writes their values back to the URL at the end of each run.
+
+Choosing a unit: `sentence=N` (1-based) picks a sentence; `unit=<unit id>` (as Compare's
+drill-down links name units) picks a sentence or a claim of the opened summary. The canonical
+form the page writes back is `sentence=N` for a sentence and `unit=<claim id>` for a claim
+(a sentence and a claim can be chosen together). A link naming a sentence by `unit` is rewritten
+to `sentence=N`; when `unit` and `sentence` disagree, `unit` wins (it names the unit exactly).
+A unit of another summary, or a sentence number the summary does not have, is dropped with a
+warning, like other bad link values (`faithlens.explore_detail.resolve_selection`).
 """
 
 from __future__ import annotations
@@ -16,7 +24,7 @@ from components.shell import DATASET_PARAM
 from faithlens.explore import DetailState, Filters
 
 _LAST_DATASET = "explore._dataset"
-_KEPT_ON_CLEAR = ("source", "summary", "sentence")
+_KEPT_ON_CLEAR = ("source", "summary", "sentence", "unit")
 
 
 def widget_key(dataset: str, name: str) -> str:
@@ -53,8 +61,9 @@ def write(dataset: str, filters: Filters, detail: DetailState) -> None:
 
 
 def open_summary(summary_id: str) -> None:
-    """Callback for buttons that move to another summary: the sentence choice belongs to the old one."""
+    """Callback for buttons that move to another summary: the sentence and claim choice belong to the old one."""
     st.query_params.pop("sentence", None)
+    st.query_params.pop("unit", None)
     st.query_params["summary"] = summary_id
 
 

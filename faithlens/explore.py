@@ -394,11 +394,15 @@ def neighbours(ids: Sequence[str], summary_id: str) -> Neighbours:
 
 @dataclass(frozen=True)
 class DetailState:
-    """The detail view's URL state: which summary, which sentence (1-based), and how the
-    stored alignment and the n-gram overlap are shown."""
+    """The detail view's URL state: which summary, which sentence (1-based), which unit (by id,
+    as links from Compare name it), and how the stored alignment and the n-gram overlap are shown.
+
+    `unit` is checked against the opened summary by `explore_detail.resolve_selection`, which
+    turns a sentence unit into `sentence` and keeps only a claim in `unit`."""
 
     summary: str | None = None
     sentence: int | None = None
+    unit: str | None = None
     passages: int = 3
     min_score: int = 0
     ngram: int | None = None
@@ -415,22 +419,24 @@ class DetailState:
     def from_query_params(cls, params: Mapping[str, str | Sequence[str]]) -> DetailState:
         """Read the fields back, ignoring values of the wrong shape (a link may be hand-edited)."""
 
-        def number(name: str, low: int, high: int) -> int | None:
+        def text(name: str) -> str | None:
             value = params.get(name)
             if isinstance(value, (list, tuple)):
                 value = value[-1] if value else None
-            if not isinstance(value, str) or not value.strip().isdigit():
+            return value or None if isinstance(value, str) else None
+
+        def number(name: str, low: int, high: int) -> int | None:
+            value = text(name)
+            if value is None or not value.strip().isdigit():
                 return None
             parsed = int(value)
             return parsed if low <= parsed <= high else None
 
-        summary = params.get("summary")
-        if isinstance(summary, (list, tuple)):
-            summary = summary[-1] if summary else None
         default = cls()
         return cls(
-            summary=summary or None,
+            summary=text("summary"),
             sentence=number("sentence", 1, 10_000),
+            unit=text("unit"),
             passages=number("passages", 1, TOP_K) or default.passages,
             min_score=number("min_score", 0, 100) or default.min_score,
             ngram=number("ngram", 1, 8),

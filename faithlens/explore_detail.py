@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 
 from faithlens.alignment import Match
 from faithlens.errors import NotFoundError
+from faithlens.explore import DetailState
 from faithlens.vocab import GOLD
 
 
@@ -233,3 +234,26 @@ def _alignments(cur: duckdb.DuckDBPyConnection, dataset: str, unit_ids: list[str
 def select_matches(matches: Sequence[Match], top_k: int, min_score: float) -> list[Match]:
     """The stored passages the reader asked for: at most `top_k`, each scoring at least `min_score`."""
     return [m for m in matches if m.rank <= top_k and m.score >= min_score]
+
+
+def resolve_selection(detail: Detail, state: DetailState) -> tuple[DetailState, list[str]]:
+    """Check a link's `unit` and `sentence` against the opened summary; say what was dropped.
+
+    A sentence unit becomes its 1-based `sentence` number (it wins over a `sentence` that says
+    otherwise) and leaves `unit`; a claim unit stays in `unit`; a unit of another summary, or a
+    sentence number past the summary's last sentence, is dropped with a note.
+    """
+    summary_id = detail.summary.summary_id
+    sentence, unit, notes = state.sentence, state.unit, []
+    if unit is not None:
+        found = next((u for u in (*detail.sentences, *detail.claims) if u.unit_id == unit), None)
+        if found is None:
+            notes.append(f"unit “{unit}” is not part of summary “{summary_id}”; no unit is selected")
+            unit = None
+        elif found.kind == "sentence":
+            sentence, unit = found.position + 1, None
+    if sentence is not None and sentence > len(detail.sentences):
+        count = f"{len(detail.sentences)} sentences" if detail.sentences else "no sentences"
+        notes.append(f"sentence {sentence} is not in summary “{summary_id}” (it has {count}); none is selected")
+        sentence = None
+    return replace(state, summary=summary_id, sentence=sentence, unit=unit), notes

@@ -38,6 +38,7 @@ CLASSES = frozenset(
         "fl-summary",
         "fl-sent",
         "fl-selected",
+        "fl-chosen",
         "fl-mark",
         "fl-tip",
         "fl-list",
@@ -95,6 +96,10 @@ STYLESHEET = """
 .fl-list { padding-left: 1.4rem; margin: 0.3rem 0; }
 .fl-list li { margin-bottom: 0.55rem; line-height: 1.45; }
 .fl-list li.fl-selected { background: #eef4fa; border-radius: 0.3rem; }
+.fl-claims li.fl-selected { outline: 2px solid #1f5f8b; outline-offset: 2px; }
+.fl-chosen { padding: 0.5rem 0.7rem; border: 2px solid #1f5f8b; border-radius: 0.4rem; background: #eef4fa;
+  line-height: 1.45; overflow-wrap: anywhere; }
+.fl-badge.fl-chosen { padding: 0 0.35rem; border-width: 1px; border-radius: 0.6rem; }
 .fl-badge { display: inline-block; font-size: 0.75rem; font-weight: 600; padding: 0 0.35rem;
   border-radius: 0.6rem; margin-right: 0.3rem; color: #1b1f24; }
 .fl-meta { color: #4d5766; font-size: 0.8rem; }
@@ -131,7 +136,8 @@ class SentenceView:
 
 @dataclass(frozen=True)
 class ClaimView:
-    """One claim with its label, annotator evidence quotes and reasons."""
+    """One claim with its label, annotator evidence quotes and reasons; `selected` when the
+    reader (or a link) chose it."""
 
     position: int
     text: str
@@ -139,6 +145,7 @@ class ClaimView:
     explanation: str | None = None
     evidence: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
+    selected: bool = False
 
 
 def esc(text: object) -> str:
@@ -285,19 +292,37 @@ def render_sentence_list(sentences: Sequence[SentenceView]) -> str:
     return f'<ol class="fl-list fl-sentences">{"".join(items)}</ol>'
 
 
+CHOSEN = "chosen"
+"""The word beside a chosen claim in the list (colour and outline are not the only marker)."""
+
+
+def _claim_body(claim: ClaimView) -> str:
+    body = [_badge(claim.label, None), f"<b>C{claim.position + 1}</b> ", esc(claim.text)]
+    for quote in claim.evidence:
+        body.append(f'<div class="fl-evidence">{esc(quote)}</div>')
+    for reason in claim.reasons:
+        body.append(f'<div class="fl-expl">Reason: {esc(reason)}</div>')
+    if claim.explanation:
+        body.append(f'<div class="fl-expl">{esc(claim.explanation)}</div>')
+    return "".join(body)
+
+
 def render_claims(claims: Sequence[ClaimView]) -> str:
-    """Claims with label badges, then annotators' evidence quotes and reasons."""
+    """Claims with label badges, then annotators' evidence quotes and reasons; a selected claim
+    is outlined and says so in words."""
     items = []
     for claim in claims:
-        body = [_badge(claim.label, None), f"<b>C{claim.position + 1}</b> ", esc(claim.text)]
-        for quote in claim.evidence:
-            body.append(f'<div class="fl-evidence">{esc(quote)}</div>')
-        for reason in claim.reasons:
-            body.append(f'<div class="fl-expl">Reason: {esc(reason)}</div>')
-        if claim.explanation:
-            body.append(f'<div class="fl-expl">{esc(claim.explanation)}</div>')
-        items.append(f"<li>{''.join(body)}</li>")
+        if claim.selected:
+            marker = f'<span class="fl-badge fl-chosen">{CHOSEN}</span>'
+            items.append(f'<li class="fl-selected" aria-current="true">{marker}{_claim_body(claim)}</li>')
+        else:
+            items.append(f"<li>{_claim_body(claim)}</li>")
     return f'<ol class="fl-list fl-claims">{"".join(items)}</ol>'
+
+
+def render_chosen_claim(claim: ClaimView) -> str:
+    """One claim on its own, boxed, for the top of the detail view: label, evidence and reasons."""
+    return f'<div class="fl-chosen">{_claim_body(claim)}</div>'
 
 
 def render_passages(text: str, matches: Sequence[tuple[int, int, int, float]]) -> str:

@@ -1,8 +1,8 @@
 """Explore (served at /explore): the filtered list of summaries and one summary beside its source.
 
-Every choice lives in the URL (`?dataset=&summary=&source=&sentence=` plus the filters), so a
-shared link reopens the same view. The queries live in `faithlens.explore`; rendering in
-`components/explore_*.py`.
+Every choice lives in the URL (`?dataset=&summary=&source=&sentence=&unit=` plus the filters), so
+a shared link reopens the same view; `components/explore_state.py` says which form is canonical.
+The queries live in `faithlens.explore`; rendering in `components/explore_*.py`.
 """
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ with shell.guard():
     filters = explore_filters.panel(ctx.dataset, options, from_url)
     listing, picked = explore_list.show(ctx, filters)
     if picked is not None:
-        state = replace(state, summary=picked, sentence=None)
+        state = replace(state, summary=picked, sentence=None, unit=None)
     elif state.summary is None and listing.ids:
-        state = replace(state, summary=listing.ids[0], sentence=None)
+        state = replace(state, summary=listing.ids[0], sentence=None, unit=None)
     if state.summary is not None:
         st.divider()
         explore_list.navigation(ctx, listing, state.summary)

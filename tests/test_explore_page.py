@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import html
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -13,10 +14,11 @@ import duckdb
 import pytest
 
 from faithlens import config, ingest
-from tests.raw import DATA, fables_books, storysumm_records
+from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records
 
 PAGE = "pages/explore.py"
 DANIEL = "1e21553b47944b67bc2cdf67860d8e15"
+FABLES = "fables-gpt-4-turbo-preview"
 
 
 def key(dataset: str, name: str) -> str:
@@ -124,6 +126,92 @@ def test_fables_says_why_the_book_is_missing_and_shows_claims_and_comment(app_te
     assert html.escape(raw["general_comment"][:60], quote=True) in markup
     first = raw["claims"][min(raw["claims"], key=int)]["claim"]
     assert html.escape(first, quote=True) in markup
+
+
+def fables_claim(index: int) -> tuple[str, str, dict]:
+    """(summary id, unit id, raw claim) of the `index`-th claim of the first FABLES summary."""
+    book, models = next(iter(fables_books().items()))
+    model, raw = next(iter(models.items()))
+    summary_id = f"{book} / {model}"
+    number = sorted(raw["claims"], key=int)[index]
+    return summary_id, f"{summary_id}#c{number}", raw["claims"][number]
+
+
+def chosen_claims(at) -> list[str]:
+    """Text of the claim list items marked as chosen (the boxed copy is checked separately)."""
+    return re.findall(r'<li class="fl-selected" aria-current="true">(.*?)</li>', html_blocks(at), re.S)
+
+
+def test_a_claim_unit_link_marks_that_claim_and_stays_in_the_url(app_test) -> None:
+    summary_id, unit_id, claim = fables_claim(2)
+    at = app_test(PAGE, dataset="fables", summary=summary_id, unit=unit_id)
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    claim_text = html.escape(claim["claim"], quote=True)
+    (marked,) = chosen_claims(at)
+    assert f"<b>C3</b> {claim_text}" in marked and ">chosen<" in marked
+    assert "Chosen claim C3" in " ".join(m.value for m in at.markdown)
+    boxed = html_blocks(at).split('<div class="fl-chosen">')[1]
+    assert boxed.startswith(f'<span class="fl-badge fl-label-{FABLES_LABELS[claim["label"]]}">')
+    quotes = [q for q in claim["evidence"] if q.strip() and q.strip().lower() != "n/a"]
+    assert quotes and all(html.escape(q, quote=True) in boxed for q in quotes)
+    picker = at.selectbox(key=key("fables", f"claim.{summary_id}"))
+    assert picker.value == unit_id
+    assert at.query_params["unit"] == unit_id and "sentence" not in at.query_params
+
+    _, other_unit, other = fables_claim(0)
+    picker.set_value(other_unit).run()
+    assert at.query_params["unit"] == other_unit
+    assert f"<b>C1</b> {html.escape(other['claim'], quote=True)}" in chosen_claims(at)[0]
+    at.selectbox(key=key("fables", f"claim.{summary_id}")).set_value("").run()
+    assert "unit" not in at.query_params and chosen_claims(at) == []
+
+
+def test_a_unit_of_another_summary_is_dropped_with_a_warning(app_test) -> None:
+    summary_id, _, _ = fables_claim(0)
+    foreign = f"{DANIEL}#c0"
+    at = app_test(PAGE, dataset="fables", summary=summary_id, unit=foreign)
+    at.run()
+    clean(at)
+    assert any("is not part of summary" in w.value and DANIEL in w.value for w in at.warning)
+    assert "unit" not in at.query_params and at.query_params["summary"] == summary_id
+    assert chosen_claims(at) == [] and '<div class="fl-chosen">' not in html_blocks(at)
+
+
+def test_a_sentence_unit_selects_the_sentence_and_the_url_says_sentence(app_test) -> None:
+    record = storysumm_records()[DANIEL]
+    at = app_test(PAGE, dataset="storysumm", summary=DANIEL, unit=f"{DANIEL}#s4", sentence="2")
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == 5
+    selected = re.search(r'<span class="fl-sent [^"]* fl-selected">(.*?)<span class="fl-mark">', html_blocks(at))
+    assert selected is not None and html.unescape(selected.group(1)) == record["summary"][4]
+    assert at.query_params["sentence"] == "5" and "unit" not in at.query_params
+
+
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_compare_drill_down_links_open_explore_on_their_unit(app_test, level: str) -> None:
+    from components.confusion import explore_params
+    from faithlens.compare import Example
+
+    record = storysumm_records()[DANIEL]
+    position = 3
+    text = record["summary" if level == "sentence" else "claims"][position]
+    unit_id = f"{DANIEL}#{level[0]}{position}"
+    example = Example(DANIEL, unit_id, position, record["split"], None, text, None, None, None, None, None)
+    at = app_test(PAGE, **explore_params(example, "storysumm", level, FABLES))
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key=key("storysumm", "source")).value == FABLES
+    if level == "sentence":
+        assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == position + 1
+    else:
+        assert at.selectbox(key=key("storysumm", f"claim.{DANIEL}")).value == unit_id
+        (marked,) = chosen_claims(at)
+        assert html.escape(text, quote=True) in marked
 
 
 def test_an_unknown_summary_shows_the_error_box(app_test) -> None:

@@ -195,6 +195,24 @@ def test_detail_state_validates_numbers() -> None:
     assert DetailState.from_query_params(state.to_query_params()) == state
 
 
+def test_a_links_unit_is_resolved_against_the_opened_summary(cur) -> None:
+    sid = "1e21553b47944b67bc2cdf67860d8e15"
+    record = storysumm_records()[sid]
+    detail = explore_detail.load_detail(cur, "storysumm", sid)
+
+    def resolve(**link: str) -> tuple[DetailState, list[str]]:
+        return explore_detail.resolve_selection(detail, DetailState.from_query_params({"summary": sid, **link}))
+
+    assert resolve(unit=f"{sid}#s4", sentence="2") == (DetailState(summary=sid, sentence=5), [])
+    claim = f"{sid}#c{len(record['claims']) - 1}"
+    assert resolve(unit=claim, sentence="2") == (DetailState(summary=sid, sentence=2, unit=claim), [])
+    other = next(i for i in storysumm_records() if i != sid)
+    state, notes = resolve(unit=f"{other}#c0", sentence="2")
+    assert state == DetailState(summary=sid, sentence=2) and len(notes) == 1 and other in notes[0]
+    state, notes = resolve(sentence=str(len(record["summary"]) + 1))
+    assert state == DetailState(summary=sid) and f"it has {len(record['summary'])} sentences" in notes[0]
+
+
 def test_the_list_is_ordered_and_capped_but_keeps_every_id(cur) -> None:
     raw = tofueval_summaries()
     result = explore.list_summaries(cur, "tofueval", Filters(), max_rows=50)

@@ -170,6 +170,17 @@ def test_claims_show_evidence_and_reasons_as_escaped_text() -> None:
     assert PAYLOAD in parsed.text and "Reason: <u>why</u>" in parsed.text
 
 
+def test_a_chosen_claim_is_outlined_named_and_boxed_on_its_own() -> None:
+    claims = [hl.ClaimView(0, "first"), hl.ClaimView(1, "<i>second</i>", "unfaithful", selected=True, reasons=("r",))]
+    items = re.findall(r"<li([^>]*)>(.*?)</li>", hl.render_claims(claims), re.S)
+    assert [' class="fl-selected"' in attrs for attrs, _ in items] == [False, True]
+    assert parse(items[1][1]).text == "chosenunfaithfulC2 <i>second</i>Reason: r"
+    assert parse(items[0][1]).text == "no labelC1 first"
+    boxed = hl.render_chosen_claim(claims[1])
+    assert boxed.startswith('<div class="fl-chosen">') and "i" not in parse(boxed).tags
+    assert parse(boxed).text == "unfaithfulC2 <i>second</i>Reason: r"
+
+
 def test_passages_list_quotes_the_source_escaped() -> None:
     text = "One <b>two</b>. Three."
     markup = hl.render_passages(text, [(1, 0, 15, 87.4)])

@@ -1,5 +1,6 @@
 """Explore in a real browser: a summary deep link opens cold and warm, labels are visibly coloured,
-and hostile dataset text shows literally without running, loading or overlaying anything."""
+a claim named in the link is visibly marked, and hostile dataset text shows literally without
+running, loading or overlaying anything."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import parse_qs, urlencode, urlparse
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -49,6 +51,31 @@ def test_summary_deep_link_opens_cold_and_warm_with_labels_coloured(
     helpers.open_app(page, f"{fresh_server.url}/explore?dataset=storysumm&summary={other}")
     expect(page.get_by_test_id("stHeading").filter(has_text=other)).to_be_visible()
     helpers.assert_no_exception(page)
+
+
+def test_a_claim_unit_link_opens_with_the_claim_marked_and_keeps_it_in_the_url(
+    page: Page, app_url: str, screenshot_dir: Path
+) -> None:
+    book, models = next(iter(raw.fables_books().items()))
+    model, summary = next(iter(models.items()))
+    summary_id = f"{book} / {model}"
+    number = sorted(summary["claims"], key=int)[4]
+    unit_id, claim = f"{summary_id}#c{number}", summary["claims"][number]["claim"]
+    helpers.open_app(
+        page, f"{app_url}/explore?{urlencode({'dataset': 'fables', 'summary': summary_id, 'unit': unit_id})}"
+    )
+    helpers.assert_no_exception(page)
+    expect(page.get_by_test_id("stAlert")).to_have_count(1)  # only the note that the book text is missing
+    chosen = page.locator(".fl-claims li.fl-selected")
+    expect(chosen).to_have_count(1)
+    expect(chosen).to_contain_text(claim)
+    expect(chosen.locator(".fl-chosen")).to_have_text("chosen")
+    expect(page.locator("div.fl-chosen")).to_contain_text(claim)
+    outline = "el => getComputedStyle(el).outlineStyle"
+    assert chosen.evaluate(outline) == "solid"
+    assert page.locator(".fl-claims li:not(.fl-selected)").first.evaluate(outline) == "none"
+    assert parse_qs(urlparse(page.url).query)["unit"] == [unit_id]
+    helpers.screenshot(page, screenshot_dir, "explore_fables_claim_chosen")
 
 
 class _Tracker(BaseHTTPRequestHandler):

@@ -1,0 +1,135 @@
+"""The Compare page's sections below the controls: the agreement table, the grid of confusion
+matrices, one pair in detail with the units of a chosen cell, and how the numbers are computed.
+
+The widgets that belong to a section (the split shown, the pair, its split and cell) are drawn in
+it, start from the URL, and come back as the section's part of the URL.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import compare_data, confusion
+from components.compare_controls import Selection
+from components.compare_state import UrlState, from_url, seed
+from components.markdown import md_escape
+from components.shell import PageContext
+from faithlens.compare import ALL, CompareResult, PairResult
+from faithlens.metrics import CLASSES
+
+GRID_COLUMNS = 3
+CELLS = [f"{ref},{cmp}" for ref in CLASSES for cmp in CLASSES]
+
+
+def agreement(reference: str, results: dict[str, CompareResult], scored: bool) -> None:
+    """Every metric row of every compared source in one table; `scored` when a score source is among them."""
+    st.subheader(md_escape(f"Agreement with {reference}"))
+    confusion.show_metrics([r for res in results.values() for r in res.pairs[0].rows], with_source=True, key="tbl|all")
+    if scored:
+        st.caption(
+            "Score sources have rows for the split their threshold is tuned on and the splits it is applied to "
+            "(StorySumm: val / test); label sources for all units and for each split."
+        )
+
+
+def matrices(dataset: str, results: dict[str, CompareResult]) -> str:
+    """The units shown (all, or one split) and one heatmap per compared source for them (a score
+    source without an 'all' row shows each split it is reported on). Returns the chosen view."""
+    st.subheader("Confusion matrices")
+    views = [ALL, *next(iter(results.values())).splits]
+    view_key = f"cmp_view|{dataset}"
+    seed(view_key, from_url("view", views, ALL))
+    view = st.radio(
+        "Units",
+        views,
+        horizontal=True,
+        key=view_key,
+        format_func=lambda v: "all units" if v == ALL else md_escape(f"{v} split"),
+    )
+    shown = []
+    for result in results.values():
+        pair = result.pairs[0]
+        rows = [r for r in pair.rows if r.group == ALL and r.split == view]
+        if not rows and view == ALL:
+            rows = [r for r in pair.rows if r.group == ALL]
+        shown += [(result.reference.name, row) for row in rows]
+    if not shown:
+        st.info(f"No compared source is reported on the {view} split.")
+    for start in range(0, len(shown), GRID_COLUMNS):
+        for column, (reference, row) in zip(
+            st.columns(GRID_COLUMNS), shown[start : start + GRID_COLUMNS], strict=False
+        ):
+            with column:
+                split = "all units" if row.split == ALL else f"{row.split} split"
+                confusion.show_heatmap(row, reference, f"{row.source} · {split}", f"hm|{row.source}|{row.split}")
+    return view
+
+
+def _coverage(result: CompareResult, pair: PairResult) -> str:
+    left_out = f", of which {pair.excluded:,} are left out by the mapping" if pair.excluded else ""
+    return (
+        f"{pair.source.name}: {pair.source.describe_mode()}. {result.reference.name} labels "
+        f"{result.reference_labelled:,} units here and {pair.source.name} {pair.labelled:,}; "
+        f"{pair.both:,} are labelled by both{left_out}."
+    )
+
+
+def pair_detail(ctx: PageContext, selection: Selection, results: dict[str, CompareResult], view: str) -> UrlState:
+    """One pair in detail: its coverage, every metric row, and the units of one chosen cell.
+    Returns the section's part of the URL (pair, dsplit, cell)."""
+    dataset, level = selection.dataset, selection.level
+    st.subheader("One pair in detail")
+    names = list(results)
+    pair_key = f"cmp_pair|{dataset}|{level}"
+    seed(pair_key, from_url("pair", names, names[0]))
+    source = st.selectbox("Compared source", names, key=pair_key)
+    result = results[source]
+    reference, pair = result.reference.name, result.pairs[0]
+    st.caption(md_escape(_coverage(result, pair)))
+    confusion.show_metrics(list(pair.rows), with_source=False, key="tbl|pair")
+    splits = list(dict.fromkeys(r.split for r in pair.rows))
+    split_key = f"cmp_dsplit|{dataset}|{level}|{source}"
+    seed(split_key, from_url("dsplit", splits, view if view in splits else splits[0]))
+    split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
+    matrix = pair.row(split).confusion
+    counts = {f"{r},{c}": matrix[i][j] for i, r in enumerate(CLASSES) for j, c in enumerate(CLASSES)}
+    cell_key = f"cmp_cell|{dataset}|{level}"
+    seed(cell_key, from_url("cell", CELLS, None))
+    cell = st.segmented_control(
+        "Cell: the reference's label, then the compared source's",
+        CELLS,
+        key=cell_key,
+        format_func=lambda c: md_escape(f"{reference} {c.split(',')[0]} · {source} {c.split(',')[1]} ({counts[c]:,})"),
+    )
+    state: UrlState = {"pair": source, "dsplit": split, "cell": cell}
+    if cell is None:
+        st.caption("Choose a cell to list its units, each with a link that opens it in Explore.")
+        return state
+    threshold = pair.threshold.value if pair.threshold else None
+    examples = compare_data.examples(
+        ctx.db_path,
+        ctx.version,
+        dataset,
+        level,
+        reference,
+        source,
+        str(selection.label_mapping),
+        cell,
+        split,
+        threshold,
+    )
+    confusion.show_examples(examples, dataset, level, reference, source)
+    return state
+
+
+def how_computed() -> None:
+    """A closed expander with the metric definitions and how units, levels and splits are counted."""
+    with st.expander("How the numbers are computed"):
+        confusion.show_definitions()
+        st.markdown(
+            "- **Units compared**: those both sources label at this level and the mapping keeps.\n"
+            "- **Summary level without summary labels**: aggregated as TofuEval does: unfaithful if any "
+            "sentence (or claim) is unfaithful, faithful if all are.\n"
+            "- **Splits**: *all* pools every unit; each split is also reported on its own. Score sources are "
+            "reported on the split their threshold is tuned on and on the splits it is applied to."
+        )
