@@ -19,7 +19,8 @@ from faithlens.datasets.bundle import Bundle, write_bundle
 from faithlens.errors import FaithLensError, InputError
 
 DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
-RAW_HASH_KEY = "raw_hash"
+BUILD_HASH_KEY = "build_hash"
+BUILDER_FILES = ("schema.sql", "ingest.py", "alignment.py", "text.py")
 
 
 @dataclass
@@ -38,23 +39,26 @@ class Report:
         )
 
 
-def raw_hash(data_dir: Path) -> str:
-    """Content hash of every bundled raw file (paths and bytes), to tell when a rebuild is due."""
+def build_hash(data_dir: Path) -> str:
+    """Content hash of every bundled raw file and of the code that builds the database from them,
+    so a rebuild is due when either changes (a new loader or alignment must reach old databases)."""
     digest = hashlib.sha256()
-    for item in registry.BUNDLED:
-        for path in sorted(p for p in (data_dir / item.folder).rglob("*") if p.is_file()):
-            digest.update(path.relative_to(data_dir).as_posix().encode())
-            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    package = Path(__file__).resolve().parent
+    builders = [package / name for name in BUILDER_FILES] + sorted((package / "datasets").glob("*.py"))
+    raw_files = [p for item in registry.BUNDLED for p in sorted((data_dir / item.folder).rglob("*")) if p.is_file()]
+    for path, root in [(p, package) for p in builders] + [(p, data_dir) for p in raw_files]:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 
 def is_stale(db_path: Path, data_dir: Path) -> bool:
-    """True when the database is missing or was built from other raw files."""
+    """True when the database is missing or was built from other raw files or by other loader code."""
     if not db_path.exists():
         return True
     conn = store.connect(db_path, read_only=True)
     try:
-        return store.get_meta(conn, RAW_HASH_KEY) != raw_hash(data_dir)
+        return store.get_meta(conn, BUILD_HASH_KEY) != build_hash(data_dir)
     except duckdb.CatalogException:
         return True
     finally:
@@ -119,7 +123,7 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
         )
         bundles[item.name] = bundle
         report.add(item.name, bundle)
-    digest = raw_hash(data_dir)
+    digest = build_hash(data_dir)
     conn = store.connect(db_path)
     try:
         with store.transaction(conn) as cur:
@@ -127,7 +131,7 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
                 for document_id, text, origin in _delete_bundled(cur, name):
                     bundle.add("document_text", dataset=name, document_id=document_id, text=text, text_origin=origin)
                 _write(cur, name, bundle)
-            store.set_meta(cur, RAW_HASH_KEY, digest)
+            store.set_meta(cur, BUILD_HASH_KEY, digest)
         conn.execute("CHECKPOINT")
     finally:
         conn.close()
