@@ -1,13 +1,14 @@
 import importlib
-import os
 import pkgutil
 import sys
 from pathlib import Path
 
+from streamlit import logger
+
 import bench
 
 # AppTest runs the app without a server; Streamlit warns about that on every run. Keep the table readable.
-os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")
+logger.set_log_level("error")
 
 
 def main(names: list[str]) -> int:

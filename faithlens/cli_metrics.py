@@ -83,7 +83,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
         "metrics",
         help="agreement metrics of label sources against a reference (as the Compare page)",
         description=(
-            "Cohen's kappa, %% faithful, precision/recall of the faithful class, %% easy/hard unfaithful detected, "
+            "Cohen's kappa, % faithful, precision/recall of the faithful class, % easy/hard unfaithful detected, "
             "balanced accuracy and per-class F1 of each compared source against the reference, over the units both "
             "label, for all units and per split. Percentages (pct_*, balanced_accuracy) are 0-100."
         ),
