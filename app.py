@@ -11,13 +11,20 @@ from faithlens import overview
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def load_overview(db_path: str, version: str, dataset: str) -> overview.Overview:
-    """The dataset's Overview, recomputed only when the data version changes."""
+def load_headline(db_path: str, version: str, dataset: str) -> overview.Headline:
+    """Counts and generator tables, recomputed only when the data version changes."""
     with shell.root_connection(db_path).cursor() as cur:
-        return overview.build(cur, dataset)
+        return overview.build_headline(cur, dataset)
 
 
-def show_counts(report: overview.Overview) -> None:
+@st.cache_data(show_spinner=False, max_entries=32)
+def load_label_figures(db_path: str, version: str, dataset: str) -> overview.LabelFigures:
+    """Label distributions: loaded after the first charts are drawn, so they appear sooner."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return overview.build_label_figures(cur, dataset)
+
+
+def show_counts(report: overview.Headline) -> None:
     counts = report.counts
     cells = (
         ("Documents", counts.documents),
@@ -37,7 +44,7 @@ ctx = shell.page_setup("Overview", icon=":material/insights:")
 with shell.guard():
     if ctx.dataset is not None:
         cache_key = (ctx.db_path, ctx.version, ctx.dataset)
-        report = load_overview(*cache_key)
+        report = load_headline(*cache_key)
         st.title(f"Overview: {md_escape(report.dataset)}")
         if report.description:
             st.caption(md_escape(report.description))
@@ -48,9 +55,10 @@ with shell.guard():
         for figure in report.generators:
             charts.show_figure(figure, report.dataset, cache_key)
         st.header("Labels per source and level", divider="gray")
-        if report.labels is None:
+        figures = load_label_figures(*cache_key)
+        if figures.labels is None:
             st.info("No label distribution: this dataset has no labels.", icon=":material/info:")
         else:
-            charts.show_figure(report.labels, report.dataset, cache_key)
-        if report.scores is not None:
-            charts.show_figure(report.scores, report.dataset, cache_key)
+            charts.show_figure(figures.labels, report.dataset, cache_key)
+        if figures.scores is not None:
+            charts.show_figure(figures.scores, report.dataset, cache_key)

@@ -65,8 +65,8 @@ class ScoreFigure:
 
 
 @dataclass(frozen=True)
-class Overview:
-    """Everything the Overview page shows for one dataset."""
+class Headline:
+    """The top of the Overview: what the dataset holds and lacks, and its per-generator tables."""
 
     dataset: str
     format: str
@@ -76,12 +76,32 @@ class Overview:
     missing: tuple[str, ...]
     """Plain sentences saying what this dataset lacks (texts, claims, labels, ...)."""
     generators: tuple[BarFigure, ...]
+
+
+@dataclass(frozen=True)
+class LabelFigures:
+    """The bottom of the Overview: label distributions per source and level, and score quartiles."""
+
     labels: BarFigure | None
     scores: ScoreFigure | None
 
 
+@dataclass(frozen=True)
+class Overview:
+    """Everything the Overview page shows for one dataset."""
+
+    headline: Headline
+    figures: LabelFigures
+
+
 def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
     """The Overview of `dataset`; raises NotFoundError when no such dataset is loaded."""
+    return Overview(build_headline(cur, dataset), build_label_figures(cur, dataset))
+
+
+def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str) -> Headline:
+    """Counts, what is missing and the generator tables: computed apart from the label figures so
+    the page can draw its first chart before the slower label distributions are ready."""
     info = next((d for d in catalog.list_datasets(cur) if d.name == dataset), None)
     if info is None:
         raise NotFoundError(f"no dataset named {dataset!r} is loaded", "pick one in the sidebar")
@@ -90,7 +110,7 @@ def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
         info.documents, info.documents_with_text, info.summaries, info.sentences, info.claims, int(n_labels)
     )
     generators = GENERATOR_TABLES.get(info.format, generic_generators)(cur, dataset)
-    return Overview(
+    return Headline(
         dataset=dataset,
         format=info.format,
         description=info.description,
@@ -98,9 +118,11 @@ def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
         counts=counts,
         missing=tuple(missing(cur, dataset, counts)),
         generators=tuple(generators),
-        labels=label_distribution(cur, dataset),
-        scores=score_distribution(cur, dataset),
     )
+
+
+def build_label_figures(cur: duckdb.DuckDBPyConnection, dataset: str) -> LabelFigures:
+    return LabelFigures(labels=label_distribution(cur, dataset), scores=score_distribution(cur, dataset))
 
 
 def missing(cur: duckdb.DuckDBPyConnection, dataset: str, counts: Counts) -> list[str]:

@@ -41,7 +41,7 @@ def _pct(part: int, whole: int) -> float:
 @pytest.mark.parametrize("name", BUNDLED)
 def test_counts_match_the_raw_files(reports: dict[str, overview.Overview], name: str) -> None:
     expected = getattr(raw, f"{name}_expected")()
-    counts = reports[name].counts
+    counts = reports[name].headline.counts
     assert (counts.documents, counts.summaries, counts.sentences, counts.claims) == (
         expected["documents"],
         expected["summaries"],
@@ -55,7 +55,7 @@ def test_storysumm_table_2_per_generator(reports: dict[str, overview.Overview]) 
     per_model: dict[str, list[dict]] = defaultdict(list)
     for record in records:
         per_model[record["model"]].append(record)
-    (figure,) = reports["storysumm"].generators
+    (figure,) = reports["storysumm"].headline.generators
     assert "gold" in figure.caption and "summary level" in figure.caption and "annotator-only" in figure.caption
     for model, items in [*per_model.items(), (overview.OVERALL, list(records))]:
         row = _row(figure.table, model)
@@ -71,7 +71,7 @@ def test_fables_table_2_per_generator(reports: dict[str, overview.Overview]) -> 
     for models in raw.fables_books().values():
         for model, summary in models.items():
             labels[model].update(FABLES_LABELS[c["label"]] for c in summary["claims"].values())
-    (figure,) = reports["fables"].generators
+    (figure,) = reports["fables"].headline.generators
     assert "claim level" in figure.caption
     for model, counter in labels.items():
         row = _row(figure.table, model)
@@ -111,7 +111,7 @@ def _tofueval_raw() -> tuple[dict, dict]:
 
 def test_tofueval_table_2_by_generator_corpus_and_topic_type(reports: dict[str, overview.Overview]) -> None:
     sentences, summaries = _tofueval_raw()
-    by_level = {f.key: f for f in reports["tofueval"].generators}
+    by_level = {f.key: f for f in reports["tofueval"].headline.generators}
     assert set(by_level) == {"generators_sentence", "generators_summary"}
     for (model, corpus, topic_type), counter in sentences.items():
         row = _row(by_level["generators_sentence"].table, model)
@@ -126,7 +126,7 @@ def test_tofueval_table_2_by_generator_corpus_and_topic_type(reports: dict[str, 
 
 def test_label_distribution_per_source_and_level(reports: dict[str, overview.Overview]) -> None:
     expected = raw.storysumm_expected()["labels"]
-    table = reports["storysumm"].labels.table
+    table = reports["storysumm"].figures.labels.table
     for source, levels in expected.items():
         for level, counter in levels.items():
             (row,) = table[(table["source"] == source) & (table["level"] == level)].to_dict("records")
@@ -138,12 +138,12 @@ def test_label_distribution_per_source_and_level(reports: dict[str, overview.Ove
 def test_score_only_sources_are_shown_not_dropped(reports: dict[str, overview.Overview]) -> None:
     predictions = raw.storysumm_predictions()
     score_only = {"alignscore-roberta-large", "unieval"}
-    labels = reports["storysumm"].labels.table
+    labels = reports["storysumm"].figures.labels.table
     for source in score_only:
         (row,) = labels[labels["source"] == source].to_dict("records")
         assert row["labelled"] == 0 and row["score only"] == len(predictions[source])
         assert row["note"].startswith("score only")
-    scores = reports["storysumm"].scores.table
+    scores = reports["storysumm"].figures.scores.table
     assert set(scores["source"]) == score_only
     for row in scores.to_dict("records"):
         values = sorted(p["probs"] for p in predictions[row["source"]].values())
@@ -153,7 +153,11 @@ def test_score_only_sources_are_shown_not_dropped(reports: dict[str, overview.Ov
 
 def test_every_figure_has_a_one_line_caption_naming_source_and_level(reports: dict[str, overview.Overview]) -> None:
     for report in reports.values():
-        figures = [*report.generators, report.labels, *([report.scores] if report.scores is not None else [])]
+        figures = [
+            *report.headline.generators,
+            report.figures.labels,
+            *([report.figures.scores] if report.figures.scores is not None else []),
+        ]
         for figure in figures:
             assert "\n" not in figure.caption
             assert "level" in figure.caption
@@ -161,10 +165,10 @@ def test_every_figure_has_a_one_line_caption_naming_source_and_level(reports: di
 
 
 def test_missing_parts_are_named(reports: dict[str, overview.Overview]) -> None:
-    assert any("No claims" in note for note in reports["tofueval"].missing)
-    assert any("No source text for 100 of 100 documents" in note for note in reports["tofueval"].missing)
-    assert any("No sentences" in note for note in reports["fables"].missing)
-    assert reports["storysumm"].missing == ()
+    assert any("No claims" in note for note in reports["tofueval"].headline.missing)
+    assert any("No source text for 100 of 100 documents" in note for note in reports["tofueval"].headline.missing)
+    assert any("No sentences" in note for note in reports["fables"].headline.missing)
+    assert reports["storysumm"].headline.missing == ()
 
 
 BARE = [
@@ -184,11 +188,15 @@ def test_dataset_without_labels_texts_or_claims_says_what_is_missing(db_copy: Pa
     conn = store.connect(db_copy, read_only=True)
     report = overview.build(conn.cursor(), "bare")
     conn.close()
-    assert (report.counts.summaries, report.counts.sentences, report.counts.claims) == (2, 3, 0)
-    notes = " ".join(report.missing)
+    assert (report.headline.counts.summaries, report.headline.counts.sentences, report.headline.counts.claims) == (
+        2,
+        3,
+        0,
+    )
+    notes = " ".join(report.headline.missing)
     for phrase in ("No source text for 2 of 2 documents", "No claims", "No labels", "name no generator model"):
         assert phrase in notes
-    assert report.generators == () and report.labels is None and report.scores is None
+    assert report.headline.generators == () and report.figures.labels is None and report.figures.scores is None
 
 
 def test_imported_dataset_gets_a_generic_per_generator_table(db_copy: Path, tmp_path: Path) -> None:
@@ -199,7 +207,7 @@ def test_imported_dataset_gets_a_generic_per_generator_table(db_copy: Path, tmp_
     ]
     _import(db_copy, tmp_path, "mine", records)
     conn = store.connect(db_copy, read_only=True)
-    (figure,) = overview.build(conn.cursor(), "mine").generators
+    (figure,) = overview.build(conn.cursor(), "mine").headline.generators
     conn.close()
     assert _row(figure.table, "m1")["% faithful"] == 50.0
     assert _row(figure.table, "m2")["% unfaithful"] == 100.0
@@ -271,7 +279,7 @@ def test_core_errors_show_the_one_error_box(app_test, monkeypatch) -> None:
     def broken(cur, dataset):
         raise FaithLensError("the overview broke", "rebuild the database")
 
-    monkeypatch.setattr(overview, "build", broken)
+    monkeypatch.setattr(overview, "build_headline", broken)
     at = app_test("app.py", dataset="fables")
     at.run()
     assert not at.exception
