@@ -24,8 +24,8 @@ class DatasetInfo:
     claims: int
 
 
-def list_datasets(cur: duckdb.DuckDBPyConnection) -> list[DatasetInfo]:
-    """Every dataset, bundled ones first, with document/summary/unit counts."""
+def list_datasets(cur: duckdb.DuckDBPyConnection, name: str | None = None) -> list[DatasetInfo]:
+    """Every dataset (or only `name`), bundled ones first, with document/summary/unit counts."""
     rows = cur.execute(
         """
         SELECT d.name, d.format, d.origin, d.description, d.license, d.citation,
@@ -35,8 +35,10 @@ def list_datasets(cur: duckdb.DuckDBPyConnection) -> list[DatasetInfo]:
                (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'sentence'),
                (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'claim')
         FROM dataset d
+        WHERE ? IS NULL OR d.name = ?
         ORDER BY d.origin = 'import', d.name
-        """
+        """,
+        [name, name],
     ).fetchall()
     return [DatasetInfo(*row) for row in rows]
 

@@ -102,9 +102,10 @@ def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
 def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str) -> Headline:
     """Counts, what is missing and the generator tables: computed apart from the label figures so
     the page can draw its first chart before the slower label distributions are ready."""
-    info = next((d for d in catalog.list_datasets(cur) if d.name == dataset), None)
-    if info is None:
+    found = catalog.list_datasets(cur, dataset)
+    if not found:
         raise NotFoundError(f"no dataset named {dataset!r} is loaded", "pick one in the sidebar")
+    (info,) = found
     n_labels = cur.execute("SELECT count(*) FROM current_label WHERE dataset = ?", [dataset]).fetchone()[0]
     counts = Counts(
         info.documents, info.documents_with_text, info.summaries, info.sentences, info.claims, int(n_labels)
