@@ -28,10 +28,12 @@ browser-deps:
 
 test: $(VENV)/.dev browser-deps
 	$(PY) -m ruff check .
+	$(PY) scripts/check_layout.py
 	$(PY) -m pytest
 
 lint: $(VENV)/.dev
 	$(PY) -m ruff check .
+	$(PY) scripts/check_layout.py
 
 bench: $(VENV)/.dev
 	$(PY) -m bench

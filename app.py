@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import charts, shell
+from components import charts, shell, urlstate
 from components.markdown import md_escape
-from faithlens import overview
+from faithlens.views import overview
+from faithlens.views.states import OverviewState
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -40,8 +41,9 @@ def show_counts(report: overview.Headline) -> None:
         st.info("\n".join(f"- {md_escape(note)}" for note in report.missing), icon=":material/info:")
 
 
-ctx = shell.page_setup("Overview", icon=":material/insights:")
+ctx = shell.page_setup(urlstate.OVERVIEW)
 with shell.guard():
+    urlstate.write(OverviewState(ctx.dataset))
     if ctx.dataset is not None:
         cache_key = (ctx.db_path, ctx.version, ctx.dataset)
         report = load_headline(*cache_key)

@@ -21,7 +21,9 @@ import duckdb
 
 from bench.measure import Measure, median_ms
 from bench.synthetic import DATASET, build_synthetic_db
-from faithlens import compare, config, ingest
+from faithlens import config
+from faithlens.build import ingest
+from faithlens.views import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 9

@@ -16,8 +16,11 @@ from pathlib import Path
 
 from bench.measure import Measure, median_ms
 from bench.synthetic import build_synthetic_db
-from faithlens import alignment, config, explore, explore_detail, ingest, store
-from faithlens.explore import Filters
+from faithlens import config, querystate, store
+from faithlens.build import alignment, ingest
+from faithlens.filters import Filters
+from faithlens.views import detail as explore_detail
+from faithlens.views import explore
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = str(ROOT / "pages" / "explore.py")
@@ -145,7 +148,7 @@ def run() -> list[Measure]:
             measures.append(
                 Measure(f"explore: list with every filter, {dataset} (query, uncached)", value, "ms", 150.0)
             )
-            page = _apptest_ms(bundled, {"dataset": dataset, **filters.to_query_params()})
+            page = _apptest_ms(bundled, {"dataset": dataset, **querystate.encode(filters)})
             measures.append(Measure(f"explore: page rerun with every filter, {dataset} (AppTest)", page, "ms", 150.0))
         every = EVERY_FILTER["synthetic"]
         measures += [
@@ -169,7 +172,7 @@ def run() -> list[Measure]:
             ),
             Measure(
                 "explore 100x: page run after a new search, every filter (AppTest)",
-                _apptest_ms(synthetic, {"dataset": "synthetic", **every.to_query_params()}, runs=5, vary=_new_search),
+                _apptest_ms(synthetic, {"dataset": "synthetic", **querystate.encode(every)}, runs=5, vary=_new_search),
                 "ms",
                 400.0,
             ),

@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 from bench.measure import Measure, median_ms
-from faithlens import config, ingest, store
+from faithlens import config, store
+from faithlens.build import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 

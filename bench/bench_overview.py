@@ -16,8 +16,9 @@ import time
 from pathlib import Path
 
 from bench.measure import Measure
-from faithlens import config, ingest
-from faithlens.datasets import BUNDLED
+from faithlens import config
+from faithlens.build import ingest
+from faithlens.datasets import VENDORED
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 9
@@ -90,7 +91,7 @@ def run() -> list[Measure]:
                     "ms",
                     150.0,
                 )
-                for b in BUNDLED
+                for b in VENDORED
             ]
         finally:
             if previous is None:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from faithlens import store
-from faithlens.alignment import TOP_K
+from faithlens.build.alignment import TOP_K
 from faithlens.datasets.tofueval import ERROR_TYPES
 
 DATASET = "synthetic"
@@ -142,7 +142,7 @@ def build_synthetic_db(path: Path | str, scale: int = 100) -> Path:
     path.unlink(missing_ok=True)
     conn = store.connect(path)
     try:
-        with store.transaction(conn) as cur:
+        with store.write(conn, "synthetic dataset") as cur:
             cur.execute(_STATEMENTS[0], [100 * scale, DATASET, list(GENERATORS), list(ERROR_TYPES)])
             for statement in _STATEMENTS[1:-1]:
                 cur.execute(statement)

@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from components.markdown import md_escape
-from faithlens.overview import BarFigure, ScoreFigure
+from faithlens.analysis.figures import BarFigure, ScoreFigure
 from faithlens.vocab import VERDICTS
 
 # Fixed colours for the shared vocabulary, so a verdict looks the same on every chart.

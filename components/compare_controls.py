@@ -1,24 +1,25 @@
 """The Compare page's controls: what to compare (level, reference, sources), the label mapping,
-rows per topic type, and score sources' threshold sliders; plus the comparison those choices ask for.
+rows per topic type, and score sources' threshold sliders; plus the comparison they ask for.
 
-Every widget starts from the URL (`compare_state`); `Selection.url` and `compute`'s thresholds
-value are what the page writes back to it.
+Every widget is bound to the page's URL state (`urlstate.bind`); `Selection.state` and the
+thresholds the sliders hold are what the page writes back.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import compare_data, confusion
-from components.compare_state import UrlState, from_url, seed, url_by_topic, url_mapping, url_sources, url_thresholds
+from components import compare_data, confusion, urlstate
 from components.markdown import md_escape
 from components.shell import PageContext
-from faithlens import mapping
-from faithlens.compare import ALL, CompareResult, SourceChoice, Threshold
-from faithlens.metrics import GRID_SIZE
+from faithlens.analysis import mapping
+from faithlens.analysis.metrics import GRID_SIZE
+from faithlens.analysis.thresholds import Thresholds
+from faithlens.views.compare import ALL, CompareResult, SourceChoice, Threshold
+from faithlens.views.states import CompareState
 
 CHOICE_TEXT = {
     mapping.UNFAITHFUL: "counts as unfaithful",
@@ -28,91 +29,121 @@ CHOICE_TEXT = {
 IN_BETWEEN = set(mapping.DEFAULT.choices())
 
 
+def key(dataset: str, *parts: object) -> str:
+    """Session-state key of a Compare widget."""
+    return urlstate.key(urlstate.COMPARE, dataset, *parts)
+
+
 @dataclass(frozen=True)
 class Selection:
-    """What the controls above the tables chose, and their part of the URL."""
+    """What the controls above the tables chose; `state` is the page's URL state so far."""
 
-    dataset: str
-    level: str
-    reference: str
+    state: CompareState
     sources: list[str]
-    label_mapping: mapping.Mapping
     by_topic: bool
-    url: UrlState
+    """Rows per topic type: asked for, and the dataset has topic types."""
     nothing_to_compare: str | None = None
     """Why no table can be drawn (Markdown), when none can."""
 
     @property
-    def threshold_context(self) -> str:
+    def dataset(self) -> str:
+        return self.state.dataset
+
+    @property
+    def level(self) -> str:
+        return self.state.level
+
+    @property
+    def reference(self) -> str:
+        return self.state.reference
+
+    @property
+    def label_mapping(self) -> mapping.Mapping:
+        return self.state.mapping
+
+    @property
+    def threshold_context(self) -> tuple[str, ...]:
         """Part of each threshold slider's key: any other choice makes it a new slider, back at its tuned value."""
-        return f"{self.dataset}|{self.level}|{self.reference}|{self.label_mapping}"
+        return (self.level, self.reference, str(self.label_mapping))
 
 
-def pick(ctx: PageContext, dataset: str, choices: dict[str, dict[str, SourceChoice]], has_topics: bool) -> Selection:
+def pick(
+    ctx: PageContext, wanted: CompareState, choices: dict[str, dict[str, SourceChoice]], has_topics: bool
+) -> Selection:
     """Level, reference, compared sources, label mapping and (when the dataset has topic types)
     rows per topic type. Stops short, with `nothing_to_compare` set, when the reference is the
     level's only source or no compared source is chosen."""
+    dataset = wanted.dataset
     levels = list(choices)
-    level_key = f"cmp_level|{dataset}"
-    seed(level_key, from_url("level", levels, levels[0]))
-    level = st.radio("Level", levels, horizontal=True, key=level_key)
+    level_start = wanted.level if wanted.level in levels else levels[0]
+    level = st.radio("Level", levels, horizontal=True, key=urlstate.bind(key(dataset, "level"), level_start, levels))
     at_level = choices[level]
     left, right = st.columns([1, 2])
-    reference = _pick_reference(left, dataset, level, at_level)
-    url: UrlState = {"level": level, "reference": reference}
+    reference = _pick_reference(left, wanted, level, at_level)
+    state = CompareState(dataset=dataset, level=level, reference=reference)
     options = [name for name in at_level if name != reference]
     if not options:
         note = (
             f"Only {md_escape(reference)} labels the {level} level of {md_escape(dataset)}, so there is nothing to "
             "compare it with. Pick another level, or import another label source."
         )
-        return Selection(dataset, level, reference, [], mapping.DEFAULT, False, url, note)
-    sources_key = f"cmp_sources|{dataset}|{level}|{reference}"
-    seed(sources_key, url_sources(options) or options)
-    sources = right.multiselect("Compared sources (columns)", options, key=sources_key)
-    url["sources"] = ",".join(sources) if sources != options else None
-    chosen = _pick_mapping(compare_data.values_used(ctx.db_path, ctx.version, dataset, level, (reference, *sources)))
-    url["mapping"] = None if chosen == mapping.DEFAULT else str(chosen)
-    by_topic = False
+        return Selection(state, [], False, note)
+    start = [name for name in wanted.sources if name in options] or options
+    sources = right.multiselect(
+        "Compared sources (columns)",
+        options,
+        key=urlstate.bind(key(dataset, "sources", level, reference), start, options),
+    )
+    used = compare_data.values_used(ctx.db_path, ctx.version, dataset, level, (reference, *sources))
+    state = replace(
+        state,
+        sources=tuple(sources) if sources != options else (),
+        mapping=_pick_mapping(dataset, wanted.mapping, used),
+    )
     if has_topics:
-        topic_key = f"cmp_topics|{dataset}"
-        seed(topic_key, url_by_topic())
-        by_topic = st.toggle("Rows per topic type (main / marginal)", key=topic_key)
-        url["topics"] = None if by_topic else "0"
-    note = None if sources else "Choose at least one source to compare."
-    return Selection(dataset, level, reference, sources, chosen, by_topic, url, note)
+        topics = st.toggle(
+            "Rows per topic type (main / marginal)", key=urlstate.bind(key(dataset, "topics"), wanted.topics)
+        )
+        state = replace(state, topics=topics)
+    by_topic = has_topics and state.topics
+    return Selection(state, sources, by_topic, None if sources else "Choose at least one source to compare.")
 
 
-def _pick_reference(column: DeltaGenerator, dataset: str, level: str, at_level: dict[str, SourceChoice]) -> str:
+def _pick_reference(column: DeltaGenerator, wanted: CompareState, level: str, at_level: dict[str, SourceChoice]) -> str:
     """The rows' source: any label source at this level (score sources are only compared)."""
     references = [name for name, choice in at_level.items() if choice.mode != "score"]
-    ref_key = f"cmp_ref|{dataset}|{level}"
-    seed(ref_key, from_url("reference", references, references[0]))
-    reference = column.selectbox("Reference (rows)", references, key=ref_key, help="Usually the dataset's gold labels.")
+    start = wanted.reference if wanted.reference in references else references[0]
+    reference = column.selectbox(
+        "Reference (rows)",
+        references,
+        key=urlstate.bind(key(wanted.dataset, "reference", level), start, references),
+        help="Usually the dataset's gold labels.",
+    )
     if at_level[reference].mode == "derived":
         column.caption(md_escape(at_level[reference].describe_mode()))
     return reference
 
 
-def _pick_mapping(values: dict[str, dict[str, int]]) -> mapping.Mapping:
+def _pick_mapping(dataset: str, wanted: mapping.Mapping, values: dict[str, dict[str, int]]) -> mapping.Mapping:
     """Three choices (partial, unverifiable, ambiguous), the vocabulary each source uses, and the
     resulting mapping in plain English."""
     used = {value for counts in values.values() for value in counts} & IN_BETWEEN
-    keys = {name: f"cmp_map_{name}" for name in mapping.DEFAULT.choices()}
-    for name, value in url_mapping().choices().items():
-        seed(keys[name], value)
-    current = mapping.Mapping(**{name: st.session_state[key] for name, key in keys.items()})
+    keys = {
+        name: urlstate.bind(key(dataset, "map", name), value, mapping.CHOICES)
+        for name, value in wanted.choices().items()
+    }
+    current = mapping.Mapping(**{name: st.session_state[widget] for name, widget in keys.items()})
     with st.expander(f"Label mapping to binary: {current}", expanded=bool(used)):
         for source, counts in values.items():
             st.text(f"{source} uses: " + ", ".join(f"{value} {n:,}" for value, n in counts.items()))
         if not used:
             st.caption("These sources use only faithful and unfaithful here, so the mapping changes nothing.")
-        for column, (name, key) in zip(st.columns(3), keys.items(), strict=True):
+        for column, (name, widget) in zip(st.columns(3), keys.items(), strict=True):
             column.selectbox(
                 f"{name} {'(used here)' if name in used else '(not used here)'}",
                 mapping.CHOICES,
                 format_func=CHOICE_TEXT.get,
-                key=key,
+                key=widget,
             )
         st.markdown("\n".join(f"- {md_escape(line)}" for line in current.describe()))
         st.caption(
@@ -120,32 +151,6 @@ def _pick_mapping(values: dict[str, dict[str, int]]) -> mapping.Mapping:
             "counting partial as unfaithful is the stricter reading."
         )
     return current
-
-
-def compute(
-    ctx: PageContext, selection: Selection
-) -> tuple[dict[str, CompareResult], dict[str, Threshold], str | None]:
-    """Each compared source against the reference, a score source at its slider's value (the tuned
-    threshold unless the URL or the slider moved it).
-
-    Returns the results by source, each score source's tuned threshold, and the URL's `thresholds`
-    value (only the moved ones; None when none moved).
-    """
-    wanted = url_thresholds()
-    results: dict[str, CompareResult] = {}
-    tuned: dict[str, Threshold] = {}
-    moved: list[str] = []
-    for name in selection.sources:
-        results[name] = _pair(ctx, selection, name, None)
-        threshold = results[name].pairs[0].threshold
-        if threshold is None:
-            continue
-        tuned[name] = threshold
-        value = _threshold_value(name, threshold, selection.threshold_context, wanted)
-        if abs(value - threshold.value) > 1e-9:
-            moved.append(f"{name}={value:.6g}")
-            results[name] = _pair(ctx, selection, name, value)
-    return results, tuned, ",".join(moved) or None
 
 
 def _pair(ctx: PageContext, selection: Selection, source: str, threshold: float | None) -> CompareResult:
@@ -162,46 +167,54 @@ def _pair(ctx: PageContext, selection: Selection, source: str, threshold: float 
     )
 
 
-def _slider_key(context: str, source: str) -> str:
-    return f"cmp_thr|{context}|{source}"
+def compute(ctx: PageContext, selection: Selection, wanted: Thresholds) -> tuple[dict[str, CompareResult], Thresholds]:
+    """Each compared source against the reference. A score source is first computed at its tuned
+    threshold, which sets its slider's range and reset value; the "Thresholds" section then draws
+    the sliders (starting from `wanted`, the URL's), and a source whose slider left the tuned value
+    is computed again at the slider's value.
 
-
-def _threshold_value(source: str, tuned: Threshold, context: str, wanted: dict[str, float]) -> float:
-    """The value of a score source's slider (which is drawn later, by `threshold_sliders`)."""
-    key = _slider_key(context, source)
-    seed(key, min(max(wanted.get(source, tuned.value), tuned.low), tuned.high))
-    return float(st.session_state[key])
-
-
-def threshold_sliders(tuned: dict[str, Threshold], context: str) -> None:
-    """A "Thresholds" section with one slider per score source; nothing when there is no score source."""
+    Returns the results by source and the thresholds that differ from the tuned ones (for the URL).
+    """
+    results = {name: _pair(ctx, selection, name, None) for name in selection.sources}
+    tuned = {name: r.pairs[0].threshold for name, r in results.items() if r.pairs[0].threshold is not None}
     if not tuned:
-        return
+        return results, Thresholds()
     st.subheader("Thresholds")
+    moved: dict[str, float] = {}
     for name, threshold in tuned.items():
         st.markdown(f"**{md_escape(name)}**")
-        _slider(name, threshold, context)
+        value = _slider(selection, name, threshold, wanted.get(name, threshold.value))
+        if abs(value - threshold.value) > 1e-9:
+            moved[name] = value
+            results[name] = _pair(ctx, selection, name, value)
+    return results, Thresholds.of(moved)
 
 
-def _reset(key: str, value: float) -> None:
-    st.session_state[key] = value
+def _slider_key(selection: Selection, source: str) -> str:
+    return key(selection.dataset, "threshold", *selection.threshold_context, source)
 
 
-def _slider(source: str, tuned: Threshold, context: str) -> None:
-    key = _slider_key(context, source)
+def _reset(widget: str, value: float) -> None:
+    st.session_state[widget] = value
+
+
+def _slider(selection: Selection, source: str, tuned: Threshold, start: float) -> float:
+    """One score source's threshold slider with a reset button; returns the value it holds."""
+    widget = urlstate.bind(_slider_key(selection, source), min(max(start, tuned.low), tuned.high))
     left, right = st.columns([5, 1], vertical_alignment="bottom")
-    left.slider(
+    value = left.slider(
         "Threshold: faithful when the score is above it",
         tuned.low,
         tuned.high,
         step=(tuned.high - tuned.low) / (GRID_SIZE - 1),
         format="%.4f",
-        key=key,
+        key=widget,
         help=confusion.DEFINITIONS["threshold"],
     )
-    right.button("Reset to tuned", key=f"reset|{key}", on_click=_reset, args=(key, tuned.value))
+    right.button("Reset to tuned", key=f"{widget}.reset", on_click=_reset, args=(widget, tuned.value))
     in_sample = " (no val/dev split: tuned and reported on all units, so in-sample)" if tuned.tuned_on == ALL else ""
     st.caption(
         f"Tuned on the {tuned.tuned_on} split{in_sample}: {tuned.value:.4f}, the first of {GRID_SIZE} evenly "
         f"spaced thresholds in [{tuned.low:g}, {tuned.high:g}] that reaches the highest balanced accuracy."
     )
+    return float(value)

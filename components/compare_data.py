@@ -10,8 +10,9 @@ from __future__ import annotations
 import streamlit as st
 
 from components import shell
-from faithlens import compare, mapping
-from faithlens.compare import ALL, CompareResult, Example, SourceChoice
+from faithlens.analysis.mapping import Mapping
+from faithlens.views import compare
+from faithlens.views.compare import ALL, CompareResult, Example, SourceChoice
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -46,7 +47,7 @@ def pair(
     thresholds = None if threshold is None else {source: threshold}
     with shell.root_connection(db_path).cursor() as cur:
         return compare.compare(
-            cur, dataset, level, reference, [source], mapping.parse(mapping_text), thresholds, by_topic
+            cur, dataset, level, reference, [source], Mapping.parse(mapping_text), thresholds, by_topic
         )
 
 
@@ -74,7 +75,7 @@ def examples(
             source,
             reference_value,
             compared_value,
-            mapping.parse(mapping_text),
+            Mapping.parse(mapping_text),
             split,
             ALL,
             threshold,

@@ -2,23 +2,22 @@
 matrices, one pair in detail with the units of a chosen cell, and how the numbers are computed.
 
 The widgets that belong to a section (the split shown, the pair, its split and cell) are drawn in
-it, start from the URL, and come back as the section's part of the URL.
+it, bound to the URL state, and come back as the section's part of that state.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components import compare_data, confusion
-from components.compare_controls import Selection
-from components.compare_state import UrlState, from_url, seed
+from components import compare_data, confusion, urlstate
+from components.compare_controls import Selection, key
 from components.markdown import md_escape
 from components.shell import PageContext
-from faithlens.compare import ALL, CompareResult, PairResult
-from faithlens.metrics import CLASSES
+from faithlens.analysis.metrics import CLASSES
+from faithlens.views.compare import ALL, CompareResult, PairResult
+from faithlens.views.states import CELLS, CompareState
 
 GRID_COLUMNS = 3
-CELLS = [f"{ref},{cmp}" for ref in CLASSES for cmp in CLASSES]
 
 
 def agreement(reference: str, results: dict[str, CompareResult], scored: bool) -> None:
@@ -32,18 +31,16 @@ def agreement(reference: str, results: dict[str, CompareResult], scored: bool) -
         )
 
 
-def matrices(dataset: str, results: dict[str, CompareResult]) -> str:
+def matrices(dataset: str, results: dict[str, CompareResult], wanted: str | None) -> str:
     """The units shown (all, or one split) and one heatmap per compared source for them (a score
     source without an 'all' row shows each split it is reported on). Returns the chosen view."""
     st.subheader("Confusion matrices")
     views = [ALL, *next(iter(results.values())).splits]
-    view_key = f"cmp_view|{dataset}"
-    seed(view_key, from_url("view", views, ALL))
     view = st.radio(
         "Units",
         views,
         horizontal=True,
-        key=view_key,
+        key=urlstate.bind(key(dataset, "view"), wanted if wanted in views else ALL, views),
         format_func=lambda v: "all units" if v == ALL else md_escape(f"{v} split"),
     )
     shown = []
@@ -74,37 +71,35 @@ def _coverage(result: CompareResult, pair: PairResult) -> str:
     )
 
 
-def pair_detail(ctx: PageContext, selection: Selection, results: dict[str, CompareResult], view: str) -> UrlState:
+def pair_detail(
+    ctx: PageContext, selection: Selection, results: dict[str, CompareResult], view: str, wanted: CompareState
+) -> tuple[str, str, str | None]:
     """One pair in detail: its coverage, every metric row, and the units of one chosen cell.
-    Returns the section's part of the URL (pair, dsplit, cell)."""
+    Returns the section's part of the state as drawn: (pair, dsplit, cell)."""
     dataset, level = selection.dataset, selection.level
     st.subheader("One pair in detail")
     names = list(results)
-    pair_key = f"cmp_pair|{dataset}|{level}"
-    seed(pair_key, from_url("pair", names, names[0]))
-    source = st.selectbox("Compared source", names, key=pair_key)
+    pair_start = wanted.pair if wanted.pair in names else names[0]
+    source = st.selectbox("Compared source", names, key=urlstate.bind(key(dataset, "pair", level), pair_start, names))
     result = results[source]
     reference, pair = result.reference.name, result.pairs[0]
     st.caption(md_escape(_coverage(result, pair)))
     confusion.show_metrics(list(pair.rows), with_source=False, key="tbl|pair")
     splits = list(dict.fromkeys(r.split for r in pair.rows))
-    split_key = f"cmp_dsplit|{dataset}|{level}|{source}"
-    seed(split_key, from_url("dsplit", splits, view if view in splits else splits[0]))
+    split_start = wanted.dsplit if wanted.dsplit in splits else (view if view in splits else splits[0])
+    split_key = urlstate.bind(key(dataset, "dsplit", level, source), split_start, splits)
     split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
     matrix = pair.row(split).confusion
     counts = {f"{r},{c}": matrix[i][j] for i, r in enumerate(CLASSES) for j, c in enumerate(CLASSES)}
-    cell_key = f"cmp_cell|{dataset}|{level}"
-    seed(cell_key, from_url("cell", CELLS, None))
     cell = st.segmented_control(
         "Cell: the reference's label, then the compared source's",
         CELLS,
-        key=cell_key,
+        key=urlstate.bind(key(dataset, "cell", level), wanted.cell, [*CELLS, None]),
         format_func=lambda c: md_escape(f"{reference} {c.split(',')[0]} · {source} {c.split(',')[1]} ({counts[c]:,})"),
     )
-    state: UrlState = {"pair": source, "dsplit": split, "cell": cell}
     if cell is None:
         st.caption("Choose a cell to list its units, each with a link that opens it in Explore.")
-        return state
+        return source, split, cell
     threshold = pair.threshold.value if pair.threshold else None
     examples = compare_data.examples(
         ctx.db_path,
@@ -119,7 +114,7 @@ def pair_detail(ctx: PageContext, selection: Selection, results: dict[str, Compa
         threshold,
     )
     confusion.show_examples(examples, dataset, level, reference, source)
-    return state
+    return source, split, cell
 
 
 def how_computed() -> None:

@@ -13,11 +13,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from components import urlstate
 from components.markdown import md_escape
-from faithlens.compare import ALL, Example, MetricRow
-from faithlens.metrics import CLASSES, DEFINITIONS
+from faithlens.analysis.metrics import CLASSES, DEFINITIONS
+from faithlens.filters import Filters
+from faithlens.views.compare import ALL, Example, MetricRow
+from faithlens.views.states import DetailState, ExploreState
 
-EXPLORE_PAGE = "pages/explore.py"
 EXAMPLES_SHOWN = 50
 ROW_PX, MAX_TABLE_PX = 35, 1200
 _CONFIG = {"displaylogo": False, "displayModeBar": False}
@@ -133,15 +135,12 @@ def show_definitions() -> None:
     st.markdown("\n".join(lines))
 
 
-def explore_params(example: Example, dataset: str, level: str, source: str) -> dict[str, str]:
-    """Explore's deep link: the summary, the compared source's labels, and the unit selected
-    (`sentence` is Explore's 1-based sentence number; `unit` names any unit by id)."""
-    params = {"dataset": dataset, "summary": example.summary_id, "source": source}
-    if example.unit_id is not None:
-        params["unit"] = example.unit_id
-        if level == "sentence":
-            params["sentence"] = str(example.position + 1)
-    return params
+def explore_state(example: Example, dataset: str, level: str, source: str) -> ExploreState:
+    """Explore showing the example: the summary, coloured by the compared source, with the unit
+    selected (`sentence` is Explore's 1-based sentence number; `unit` names any unit by id)."""
+    sentence = example.position + 1 if level == "sentence" and example.unit_id is not None else None
+    detail = DetailState(summary=example.summary_id, unit=example.unit_id, sentence=sentence)
+    return ExploreState(dataset=dataset, filters=Filters(source=source), detail=detail)
 
 
 def show_examples(examples: list[Example], dataset: str, level: str, reference: str, source: str) -> None:
@@ -159,10 +158,9 @@ def show_examples(examples: list[Example], dataset: str, level: str, reference: 
                 else f"{example.summary_id}, {level} {example.position + 1}"
             )
             st.page_link(
-                EXPLORE_PAGE,
+                **urlstate.link(urlstate.EXPLORE, explore_state(example, dataset, level, source)),
                 label=f"Open in Explore: {md_escape(where)}",
                 icon=":material/open_in_new:",
-                query_params=explore_params(example, dataset, level, source),
             )
             st.text(example.text)
             compared = example.compared_label or ""

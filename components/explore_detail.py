@@ -8,17 +8,20 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from components import explore_state, highlight, shell
+from components import highlight, shell, urlstate
 from components.markdown import md_escape
-from faithlens import alignment, store
-from faithlens import highlight as hl
-from faithlens.alignment import TOP_K
-from faithlens.explore import DetailState
-from faithlens.explore_detail import Detail, UnitView, load_detail, resolve_selection, select_matches
-from faithlens.text import ngram_overlap
+from faithlens.build.alignment import TOP_K, align_and_store
+from faithlens.build.text import ngram_overlap
+from faithlens.views import highlight as hl
+from faithlens.views.detail import Detail, UnitView, load_detail, resolve_selection, select_matches
+from faithlens.views.states import DetailState
 
 NGRAM_CHOICES = (0, 2, 3, 4, 5)
 """Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
+
+
+def _key(dataset: str, *parts: str) -> str:
+    return urlstate.key(urlstate.EXPLORE, dataset, *parts)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -54,10 +57,9 @@ def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> str | Non
     """The chosen claim's unit id (seeded from the link's `unit`), or None."""
     if not detail.claims:
         return None
-    key = explore_state.widget_key(dataset, "claim." + detail.summary.summary_id)
     claims = {claim.unit_id: claim for claim in detail.claims}
     choices = ["", *claims]
-    explore_state.seed(key, state.unit or "", choices)
+    key = urlstate.bind(_key(dataset, "claim", detail.summary.summary_id), state.unit or "", choices)
 
     def describe(unit_id: str) -> str:
         if not unit_id:
@@ -84,9 +86,10 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
         return replace(state, sentence=None)
     with_text = bool(detail.document.text)
     left, middle, right, far = st.columns([4, 2, 2, 2]) if with_text else (st.container(), None, None, None)
-    key = explore_state.widget_key(dataset, "sentence." + summary_id)
     choices = list(range(len(sentences) + 1))
-    explore_state.seed(key, state.sentence if state.sentence in choices else 0, choices)
+    key = urlstate.bind(
+        _key(dataset, "sentence", summary_id), state.sentence if state.sentence in choices else 0, choices
+    )
 
     def describe(position: int) -> str:
         if position == 0:
@@ -97,22 +100,25 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
     sentence = left.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
     if not with_text:
         return replace(state, sentence=sentence or None)
-    passages_key = explore_state.widget_key(dataset, "passages")
-    explore_state.seed(passages_key, state.passages)
     passages = middle.slider(
-        "Passages shown", 1, TOP_K, key=passages_key, help="The best-matching passages, best first."
+        "Passages shown",
+        1,
+        TOP_K,
+        key=urlstate.bind(_key(dataset, "passages"), state.passages),
+        help="The best-matching passages, best first.",
     )
-    score_key = explore_state.widget_key(dataset, "min_score")
-    explore_state.seed(score_key, state.min_score)
     min_score = right.slider(
-        "Minimum match score", 0, 100, step=5, key=score_key, help="rapidfuzz token_set_ratio, 0..100."
+        "Minimum match score",
+        0,
+        100,
+        step=5,
+        key=urlstate.bind(_key(dataset, "min_score"), state.min_score),
+        help="rapidfuzz token_set_ratio, 0..100.",
     )
-    ngram_key = explore_state.widget_key(dataset, "ngram")
-    explore_state.seed(ngram_key, state.ngram if state.ngram in NGRAM_CHOICES else 0, NGRAM_CHOICES)
     ngram = far.selectbox(
         "Shared word runs",
         NGRAM_CHOICES,
-        key=ngram_key,
+        key=urlstate.bind(_key(dataset, "ngram"), state.ngram if state.ngram in NGRAM_CHOICES else 0, NGRAM_CHOICES),
         format_func=lambda n: f"{n}+ words" if n else "off",
         help="Underline runs of at least n words that the sentence and the source share.",
     )
@@ -143,13 +149,15 @@ def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: 
 
 
 def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
-    """A document with text but no stored alignment (e.g. a transcript attached by hand): say so and offer it."""
+    """A document with text but no stored alignment (e.g. a transcript attached by hand): say so and
+    offer it. The write bumps the data version, so the next run reads the new alignment."""
     st.warning("No stored alignment for this document's summaries yet.", icon=":material/warning:")
-    if st.button("Compute the alignment now", key=explore_state.widget_key(ctx.dataset, "align")):
-        with store.transaction(ctx.root) as cur:
-            alignment.align_documents(cur, ctx.dataset, [detail.document.document_id])
-        cached_detail.clear()
-        st.rerun()
+    st.button(
+        "Compute the alignment now",
+        key=_key(ctx.dataset, "align"),
+        on_click=align_and_store,
+        args=(ctx.root, ctx.dataset, [detail.document.document_id]),
+    )
 
 
 def _sentence_views(detail: Detail, state: DetailState) -> list[hl.SentenceView]:

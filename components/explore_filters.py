@@ -1,24 +1,44 @@
-"""The Explore filters as widgets above the list: seeded from the URL, read back into a `Filters`."""
+"""The Explore filters as widgets above the list: bound to the URL, read back into a `Filters`."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components import explore_state, shell
-from faithlens import explore
-from faithlens.explore import MATCH_MODES, NO_LABEL, FilterOptions, Filters
+from components import shell, urlstate
+from faithlens import filters
+from faithlens.filters import MATCH_MODES, NO_LABEL, FilterOptions, Filters
 from faithlens.vocab import VERDICTS
+
+ANY = ""
+"""The 'no filter' option (a selectbox shows its placeholder, not our label, for None)."""
+SINGLES = (
+    ("split", "Split", "splits"),
+    ("generator", "Generator", "generators"),
+    ("topic_type", "Topic type", "topic_types"),
+    ("topic", "Topic", "topics"),
+    ("difficulty", "Difficulty", "difficulties"),
+)
+"""Single-choice filters, in the order they are drawn: (Filters field, label, FilterOptions field)."""
+CLEARED = {
+    **{name: ANY for name, _, _ in SINGLES},
+    "label": ANY,
+    "disagree_with": ANY,
+    "search": "",
+    "error_types": [],
+    "error_match": "any",
+}
+"""Each filter widget's 'no filter' value."""
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def load_options(db_path: str, version: str, dataset: str) -> FilterOptions:
     """The values each filter can take in `dataset`, cached per data version."""
     with shell.root_connection(db_path).cursor() as cur:
-        return explore.filter_options(cur, dataset)
+        return filters.filter_options(cur, dataset)
 
 
-ANY = ""
-"""The 'no filter' option (a selectbox shows its placeholder, not our label, for None)."""
+def _key(dataset: str, name: str) -> str:
+    return urlstate.key(urlstate.EXPLORE, dataset, "f", name)
 
 
 def _any(value: str) -> str:
@@ -30,18 +50,18 @@ def _select(dataset: str, name: str, label: str, values: tuple[str, ...], initia
     values = tuple(v for v in values if v != ANY)
     if not values:
         return None
-    key = explore_state.widget_key(dataset, "f." + name)
     options = [ANY, *values]
-    explore_state.seed(key, initial if initial in values else ANY, options)
+    key = urlstate.bind(_key(dataset, name), initial if initial in values else ANY, options)
     chosen = st.selectbox(label, options, key=key, format_func=kwargs.pop("format_func", _any), **kwargs)
     return None if chosen == ANY else chosen
 
 
 def label_source(dataset: str, options: FilterOptions, initial: str) -> str:
     """Whose labels colour the sentences and fill the list's label columns."""
-    key = explore_state.widget_key(dataset, "source")
     choices = list(options.sources) or [initial]
-    explore_state.seed(key, initial if initial in choices else choices[0], choices)
+    key = urlstate.bind(
+        urlstate.key(urlstate.EXPLORE, dataset, "source"), initial if initial in choices else choices[0], choices
+    )
     return st.selectbox(
         "Label source",
         choices,
@@ -64,104 +84,102 @@ class _Grid:
         return self.free.pop(0)
 
 
+def _label_filters(dataset: str, options: FilterOptions, initial: Filters, source: str, grid: _Grid) -> dict:
+    """The summary label of `source` and a second source it disagrees with (when `source` has
+    summary labels)."""
+    if source not in options.summary_sources:
+        return {"label": None, "disagree_with": None}
+    with grid.cell():
+        label = _select(
+            dataset,
+            "label",
+            "Summary label",
+            (*VERDICTS, NO_LABEL),
+            initial.label,
+            format_func=lambda v: "(any)" if v == ANY else ("no label" if v == NO_LABEL else v),
+            help=f"The summary-level label that {source} gives.",
+        )
+    disagree = None
+    others = tuple(s for s in options.summary_sources if s != source)
+    if others:
+        with grid.cell():
+            disagree = _select(
+                dataset,
+                "disagree_with",
+                "Disagrees with",
+                others,
+                initial.disagree_with,
+                format_func=lambda v: "(no comparison)" if v == ANY else v,
+                help=f"Only summaries where this source's summary label differs from {source}'s.",
+            )
+    return {"label": label, "disagree_with": disagree}
+
+
 def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
     """Draw the label source and the filters above the list; return what they say now."""
     grid = _Grid(per_row=5)
     with grid.cell():
         source = label_source(dataset, options, initial.source)
-    singles = {}
-    for name, label, values in (
-        ("split", "Split", options.splits),
-        ("generator", "Generator", options.generators),
-        ("topic_type", "Topic type", options.topic_types),
-        ("topic", "Topic", options.topics),
-        ("difficulty", "Difficulty", options.difficulties),
-    ):
-        singles[name] = None
+    chosen: dict[str, object] = {}
+    for name, label, option_field in SINGLES:
+        values = getattr(options, option_field)
+        chosen[name] = None
         if values:
             with grid.cell():
-                singles[name] = _select(dataset, name, label, values, getattr(initial, name))
-    label = disagree = None
-    if source in options.summary_sources:
-        with grid.cell():
-            label = _select(
-                dataset,
-                "label",
-                "Summary label",
-                (*VERDICTS, NO_LABEL),
-                initial.label,
-                format_func=lambda v: "(any)" if v == ANY else ("no label" if v == NO_LABEL else v),
-                help=f"The summary-level label that {source} gives.",
-            )
-        others = tuple(s for s in options.summary_sources if s != source)
-        if others:
-            with grid.cell():
-                disagree = _select(
-                    dataset,
-                    "disagree_with",
-                    "Disagrees with",
-                    others,
-                    initial.disagree_with,
-                    format_func=lambda v: "(no comparison)" if v == ANY else v,
-                    help=f"Only summaries where this source's summary label differs from {source}'s.",
-                )
+                chosen[name] = _select(dataset, name, label, values, getattr(initial, name))
+    chosen.update(_label_filters(dataset, options, initial, source, grid))
     if options.error_types:
         types_column, match_column, search_column, clear_column = st.columns(
             [3, 1.2, 4, 1.3], vertical_alignment="bottom"
         )
-        error_types, match = _error_types(dataset, options, initial, types_column, match_column)
+        chosen["error_types"], chosen["error_match"] = _error_types(
+            dataset, options, initial, types_column, match_column
+        )
     else:
         search_column, clear_column = st.columns([4, 1], vertical_alignment="bottom")
-        error_types, match = [], "any"
-    search_key = explore_state.widget_key(dataset, "f.search")
-    explore_state.seed(search_key, initial.search or "")
     search = search_column.text_input(
         "Search text",
-        key=search_key,
+        key=urlstate.bind(_key(dataset, "search"), initial.search or ""),
         placeholder="words in the summary, a sentence, a claim or an explanation",
         help="Case-insensitive, in the summary, its sentences and claims, and every explanation, "
         "reasoning, evidence quote and reason.",
     )
     clear_column.button(
         "Clear filters",
-        on_click=explore_state.clear_filters,
+        on_click=_clear,
         args=(dataset,),
         icon=":material/filter_alt_off:",
-        key=explore_state.widget_key(dataset, "clear"),
+        key=urlstate.key(urlstate.EXPLORE, dataset, "clear"),
         width="stretch",
     )
-    return Filters(
-        source=source,
-        **singles,
-        label=label,
-        error_types=tuple(error_types),
-        error_match=match,
-        disagree_with=disagree,
-        search=search.strip() or None,
-    )
+    return Filters(source=source, search=search.strip() or None, **chosen)
+
+
+def _clear(dataset: str) -> None:
+    """Callback of 'Clear filters': every filter widget back to 'no filter' (the label source and
+    the open summary stay); the page then writes the cleared filters to the URL."""
+    for name, value in CLEARED.items():
+        key = _key(dataset, name)
+        if key in st.session_state:
+            st.session_state[key] = value
 
 
 def _error_types(
     dataset: str, options: FilterOptions, initial: Filters, types_column, match_column
-) -> tuple[list[str], str]:
-    key = explore_state.widget_key(dataset, "f.error_types")
+) -> tuple[tuple[str, ...], str]:
     wanted = [t for t in initial.error_types if t in options.error_types]
-    if key not in st.session_state or not set(st.session_state[key]) <= set(options.error_types):
-        st.session_state[key] = wanted
     chosen = types_column.multiselect(
         "Error types",
         options.error_types,
-        key=key,
+        key=urlstate.bind(_key(dataset, "error_types"), wanted, options.error_types),
         placeholder="(any)",
         help="Tags on the summary's sentences or claims (any tag source).",
     )
-    match_key = explore_state.widget_key(dataset, "f.error_match")
-    explore_state.seed(match_key, initial.error_match, MATCH_MODES)
     match = match_column.radio(
         "Summaries with",
         MATCH_MODES,
-        key=match_key,
+        key=urlstate.bind(_key(dataset, "error_match"), initial.error_match, MATCH_MODES),
         format_func=lambda v: "any of them" if v == "any" else "all of them",
         disabled=len(chosen) < 2,
     )
-    return chosen, match
+    return tuple(chosen), match

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import explore_state, shell
+from components import shell, urlstate
 from components.markdown import md_escape
-from faithlens import explore
-from faithlens.explore import Filters, ListResult
+from faithlens.filters import Filters
+from faithlens.views import explore
+from faithlens.views.explore import ListResult
 
 HEADERS = {
     "summary_id": "summary",
@@ -26,18 +27,24 @@ HEADERS = {
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def load_list(
-    db_path: str, version: str, dataset: str, params: tuple[tuple[str, str | tuple[str, ...]], ...]
-) -> ListResult:
-    """The filtered list, cached per data version and filter state (small scalar key)."""
-    filters = Filters.from_query_params({key: list(v) if isinstance(v, tuple) else v for key, v in params})
+def load_list(db_path: str, version: str, dataset: str, filters: Filters) -> ListResult:
+    """The filtered list, cached per data version and filter state (a small frozen value)."""
     with shell.root_connection(db_path).cursor() as cur:
         return explore.list_summaries(cur, dataset, filters)
 
 
-def cache_params(filters: Filters) -> tuple[tuple[str, str | tuple[str, ...]], ...]:
-    """The filter state as a small hashable cache key."""
-    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in filters.to_query_params().items()))
+def _open_key(dataset: str) -> str:
+    return urlstate.key(urlstate.EXPLORE, dataset, "open")
+
+
+def _open(dataset: str, summary_id: str) -> None:
+    """Callback of Previous / Next: open that summary on the next run."""
+    st.session_state[_open_key(dataset)] = summary_id
+
+
+def opened(dataset: str) -> str | None:
+    """The summary Previous or Next asked to open in this run, if one did."""
+    return st.session_state.pop(_open_key(dataset), None)
 
 
 def _frame(result: ListResult) -> pd.DataFrame:
@@ -52,7 +59,7 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     The table hands back positions in the frame it was given; they are turned into a summary id
     at once (the selection is lost whenever the data changes, streamlit#9505).
     """
-    result = load_list(ctx.db_path, ctx.version, ctx.dataset, cache_params(filters))
+    result = load_list(ctx.db_path, ctx.version, ctx.dataset, filters)
     caption = filters.caption(len(result.ids))
     if filters.clauses():
         caption += f" (of {result.total:,})"
@@ -63,7 +70,7 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     if len(result.rows) < len(result.ids):
         st.caption(f"The table shows the first {len(result.rows):,}; previous/next below walk all {len(result.ids):,}.")
     frame = _frame(result)
-    key = explore_state.widget_key(ctx.dataset, "table")
+    key = urlstate.key(urlstate.EXPLORE, ctx.dataset, "table")
     event = st.dataframe(
         frame,
         key=key,
@@ -93,9 +100,9 @@ def navigation(ctx: shell.PageContext, result: ListResult, summary_id: str) -> N
         "Previous",
         icon=":material/arrow_back:",
         disabled=where.previous is None,
-        on_click=explore_state.open_summary,
-        args=(where.previous,),
-        key=explore_state.widget_key(ctx.dataset, "previous"),
+        on_click=_open,
+        args=(ctx.dataset, where.previous),
+        key=urlstate.key(urlstate.EXPLORE, ctx.dataset, "previous"),
         width="stretch",
     )
     if where.position is None:
@@ -108,8 +115,8 @@ def navigation(ctx: shell.PageContext, result: ListResult, summary_id: str) -> N
         "Next",
         icon=":material/arrow_forward:",
         disabled=target is None,
-        on_click=explore_state.open_summary,
-        args=(target,),
-        key=explore_state.widget_key(ctx.dataset, "next"),
+        on_click=_open,
+        args=(ctx.dataset, target),
+        key=urlstate.key(urlstate.EXPLORE, ctx.dataset, "next"),
         width="stretch",
     )

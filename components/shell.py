@@ -4,7 +4,8 @@ Every page (app.py included) calls `page_setup()` first. Routing is Streamlit's 
 (`pages/` beside `app.py`, no `st.navigation`), so a cold deep link such as
 `/explore?dataset=storysumm&summary=...` runs its page directly and still gets this frame.
 The default sidebar navigation is hidden (`.streamlit/config.toml`) and replaced by our own
-links, which carry `?dataset=` across pages (Streamlit drops query params on page switches).
+links, built by `urlstate.link`, which carry `?dataset=` across pages (Streamlit drops query
+params on page switches).
 """
 
 from __future__ import annotations
@@ -20,23 +21,17 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from components import urlstate
 from components.markdown import md_escape
-from faithlens import catalog, config, store
-from faithlens.catalog import DatasetInfo
+from faithlens import config, store
 from faithlens.errors import FaithLensError
+from faithlens.views import catalog
+from faithlens.views.catalog import DatasetInfo
 
 log = logging.getLogger("faithlens.app")
 
 APP_ROOT = Path(__file__).resolve().parent.parent
-PAGES: tuple[tuple[str, str, str], ...] = (
-    ("app.py", "Overview", ":material/insights:"),
-    ("pages/explore.py", "Explore", ":material/menu_book:"),
-    ("pages/compare.py", "Compare", ":material/compare_arrows:"),
-)
-"""(script, title, icon) in navigation order."""
-DATASET_PARAM = "dataset"
 PICKER_KEY = "dataset_picker"
-_CHOSEN_KEY = "_chosen_dataset"
 
 
 @st.cache_resource(show_spinner=False, on_release=lambda conn: conn.close())
@@ -62,21 +57,6 @@ class PageContext:
     root: duckdb.DuckDBPyConnection
     version: str
     """The data version when this run started: with db_path and dataset, the key for cached reads."""
-
-    @contextmanager
-    def cursor(self) -> Iterator[duckdb.DuckDBPyConnection]:
-        """A fresh cursor for one unit of work (never shared across threads or reruns)."""
-        with self.root.cursor() as cur:
-            yield cur
-
-    @property
-    def info(self) -> DatasetInfo | None:
-        return next((d for d in self.datasets if d.name == self.dataset), None)
-
-    def data_version(self) -> str:
-        """The database's version stamp now (after this run's own writes, unlike `version`)."""
-        with self.cursor() as cur:
-            return store.data_version(cur)
 
 
 def show_error(exc: BaseException) -> None:
@@ -104,45 +84,29 @@ def guard() -> Iterator[None]:
         st.stop()
 
 
-def _remember_pick() -> None:
-    """Picker callback: the new choice goes to the URL and survives page switches."""
-    picked = st.session_state[PICKER_KEY]
-    st.session_state[_CHOSEN_KEY] = picked
-    st.query_params[DATASET_PARAM] = picked
-
-
 def _choose_dataset(names: list[str]) -> str | None:
-    """The dataset named in the URL, else the one chosen earlier in this session, else the first."""
+    """The dataset the URL names (else the first), unless the user has picked another since."""
     if not names:
         return None
-    wanted = st.query_params.get(DATASET_PARAM)
-    known = wanted in names
-    chosen = wanted if known else st.session_state.get(_CHOSEN_KEY)
-    if chosen not in names:
-        chosen = names[0]
-    if wanted and not known:
-        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(chosen)}.")
-    st.session_state[_CHOSEN_KEY] = chosen
-    st.session_state[PICKER_KEY] = chosen
-    st.sidebar.selectbox("Dataset", names, key=PICKER_KEY, on_change=_remember_pick)
-    if st.query_params.get(DATASET_PARAM) != chosen:
-        st.query_params[DATASET_PARAM] = chosen
-    return chosen
+    wanted = urlstate.url_dataset()
+    if wanted and wanted not in names:
+        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(names[0])}.")
+    start = wanted if wanted in names else names[0]
+    return st.sidebar.selectbox("Dataset", names, key=urlstate.bind(PICKER_KEY, start, names))
 
 
 def _runs_from_app_py() -> bool:
     """False when a page file is the entrypoint itself (`AppTest.from_file("pages/x.py")`):
     Streamlit then knows no other page, and links to them cannot resolve."""
     run = get_script_run_ctx()
-    return run is None or Path(run.main_script_path).resolve() == APP_ROOT / PAGES[0][0]
+    return run is None or Path(run.main_script_path).resolve() == APP_ROOT / urlstate.OVERVIEW.script
 
 
 def _page_links(chosen: str | None) -> None:
     if not _runs_from_app_py():
         return
-    params = {DATASET_PARAM: chosen} if chosen else None
-    for path, label, icon in PAGES:
-        st.page_link(path, label=label, icon=icon, query_params=params)
+    for page in urlstate.PAGES:
+        st.page_link(**urlstate.link(page, page.state(dataset=chosen)), label=page.title, icon=page.icon)
 
 
 def _loaded(datasets: list[DatasetInfo], db_path: str) -> None:
@@ -153,9 +117,10 @@ def _loaded(datasets: list[DatasetInfo], db_path: str) -> None:
     st.text(db_path)
 
 
-def page_setup(title: str, icon: str = ":material/search:") -> PageContext:
+def page_setup(page: urlstate.Page) -> PageContext:
     """Configure the page and draw the shared sidebar; returns the page's context."""
-    st.set_page_config(page_title=f"{title} · FaithLens", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{page.title} · FaithLens", page_icon=page.icon, layout="wide")
+    urlstate.start()
     db_path = str(config.db_path())
     with guard():
         root = root_connection(db_path)

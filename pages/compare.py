@@ -1,22 +1,25 @@
 """Compare (served at /compare): confusion matrices and agreement metrics between a reference and
 other label sources.
 
-Every choice lives in the URL (level, reference, sources, mapping, topics, view, thresholds, pair,
-dsplit, cell). The numbers come from `faithlens.compare`, the same core as
-`python -m faithlens metrics`; each compared source is computed (and cached) on its own, so moving
-one score source's threshold slider recomputes only that source. Cached reads live in
-`components/compare_data.py`, URL state in `compare_state.py`, controls in `compare_controls.py`
-and the sections below them in `compare_sections.py`.
+Every choice lives in the URL (`faithlens.views.states.CompareState`: level, reference, sources,
+mapping, topics, thresholds, view, pair, dsplit, cell). The numbers come from
+`faithlens.views.compare`, the same core as `python -m faithlens metrics`; each compared source is
+computed (and cached) on its own, so moving one score source's threshold slider recomputes only that
+source. Cached reads live in `components/compare_data.py`, controls in `compare_controls.py` and the
+sections below them in `compare_sections.py`.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
-from components import compare_controls, compare_data, compare_sections, compare_state, shell
-from faithlens.compare import ALL
+from components import compare_controls, compare_data, compare_sections, shell, urlstate
+from components.markdown import md_escape
+from faithlens.views.compare import ALL
 
-ctx = shell.page_setup("Compare", icon=":material/compare_arrows:")
+ctx = shell.page_setup(urlstate.COMPARE)
 
 
 def main() -> None:
@@ -27,25 +30,34 @@ def main() -> None:
     )
     if ctx.dataset is None:
         st.stop()
-    dataset = ctx.dataset
-    choices, has_topics = compare_data.choices(ctx.db_path, ctx.version, dataset)
+    wanted, notes = urlstate.read(urlstate.COMPARE, ctx.dataset)
+    for note in notes:
+        st.warning(md_escape(note), icon=":material/link_off:")
+    choices, has_topics = compare_data.choices(ctx.db_path, ctx.version, ctx.dataset)
     if not choices:
         st.info("This dataset has no labels yet.")
         st.stop()
-    selection = compare_controls.pick(ctx, dataset, choices, has_topics)
+    selection = compare_controls.pick(ctx, wanted, choices, has_topics)
     if selection.nothing_to_compare:
         st.info(selection.nothing_to_compare)
-        compare_state.write_url(selection.url)
+        urlstate.write(selection.state)
         st.stop()
-    results, tuned, thresholds = compare_controls.compute(ctx, selection)
-    compare_sections.agreement(selection.reference, results, scored=bool(tuned))
-    compare_controls.threshold_sliders(tuned, selection.threshold_context)
-    view = compare_sections.matrices(dataset, results)
-    detail = compare_sections.pair_detail(ctx, selection, results, view)
+    agreement = st.container()
+    results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds)
+    with agreement:
+        compare_sections.agreement(selection.reference, results, scored=_scored(results))
+    view = compare_sections.matrices(ctx.dataset, results, wanted.view)
+    pair, dsplit, cell = compare_sections.pair_detail(ctx, selection, results, view, wanted)
     compare_sections.how_computed()
-    compare_state.write_url(
-        {**selection.url, "thresholds": thresholds, "view": None if view == ALL else view, **detail}
+    view_shown = None if view == ALL else view
+    urlstate.write(
+        replace(selection.state, thresholds=thresholds, view=view_shown, pair=pair, dsplit=dsplit, cell=cell)
     )
+
+
+def _scored(results: dict) -> bool:
+    """Whether a score source is among the compared ones."""
+    return any(result.pairs[0].threshold is not None for result in results.values())
 
 
 with shell.guard():

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from faithlens import config, ingest
+from faithlens import config
+from faithlens.build import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -49,7 +50,7 @@ def app_test(apptest_db: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Call
     st.cache_data.clear()
     st.cache_resource.clear()
 
-    def make(script: str = "app.py", **query_params: str) -> AppTest:
+    def make(script: str = "app.py", **query_params: str | list[str]) -> AppTest:
         at = AppTest.from_file(str(ROOT / script), default_timeout=30)
         for key, value in query_params.items():
             at.query_params[key] = value

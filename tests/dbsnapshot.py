@@ -19,6 +19,7 @@ TABLES = (
     "key_point",
     "alignment",
     "ingest_log",
+    "write_log",
 )
 
 

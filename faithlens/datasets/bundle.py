@@ -1,7 +1,7 @@
-"""What a loader produces: rows for each canonical table, plus the ingest log.
+"""What a loader produces: rows for each canonical table of one dataset, plus the ingest log.
 
-Loaders build a Bundle in memory (validating as they go); `write_bundle` inserts it inside the
-caller's transaction, each table in one `INSERT ... SELECT` from a DataFrame.
+Loaders build a Bundle in memory (validating as they go) through its typed helpers; `write_bundle`
+inserts it inside the caller's transaction, each table in one `INSERT ... SELECT` from a DataFrame.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import duckdb
 import pandas as pd
 
 from faithlens.errors import InputError
+from faithlens.vocab import GOLD
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "dataset": ("name", "format", "origin", "source_files", "description", "license", "citation"),
@@ -61,18 +62,53 @@ def unit_id(summary_id: str, kind: str, position: int) -> str:
 
 @dataclass
 class Bundle:
-    """Rows for each table, keyed by table name, in insertion order."""
+    """Rows for each table of dataset `dataset`, keyed by table name, in insertion order."""
 
+    dataset: str
     rows: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: {table: [] for table in COLUMNS})
 
     def add(self, table: str, **row: Any) -> None:
+        """One row of `table`; its `dataset` column is this bundle's dataset."""
+        if "dataset" in COLUMNS[table]:
+            row = {"dataset": self.dataset, **row}
         unknown = set(row) - set(COLUMNS[table])
         if unknown:
             raise ValueError(f"unknown columns for {table}: {sorted(unknown)}")
         self.rows[table].append(row)
 
-    def log(self, dataset: str, file: str, position: str, kind: str, message: str) -> None:
-        self.add("ingest_log", dataset=dataset, file=file, position=position, kind=kind, message=message)
+    def extend(self, other: Bundle) -> None:
+        """Append every row of `other` (a bundle of the same dataset)."""
+        for table, rows in other.rows.items():
+            self.rows[table].extend(rows)
+
+    def unit(self, summary_id: str, kind: str, position: int, text: str, **attributes: Any) -> str:
+        """A sentence or claim of `summary_id`; returns its unit id."""
+        target = unit_id(summary_id, kind, position)
+        self.add(
+            "unit",
+            unit_id=target,
+            summary_id=summary_id,
+            kind=kind,
+            position=position,
+            text=text,
+            attributes=attributes or None,
+        )
+        return target
+
+    def label(self, level: str, target_id: str, value: str | None, source: str = GOLD, **fields: Any) -> None:
+        """A label event of `source` on a summary (`level` 'summary') or a unit."""
+        self.add("label", source=source, level=level, target_id=target_id, value=value, **fields)
+
+    def tag(self, level: str, target_id: str, kind: str, value: str, source: str = GOLD) -> None:
+        self.add("tag", level=level, target_id=target_id, kind=kind, value=value, source=source)
+
+    def label_source(self, source: str, kind: str, origin: str, origin_file: str, description: str) -> None:
+        self.add(
+            "label_source", source=source, kind=kind, origin=origin, origin_file=origin_file, description=description
+        )
+
+    def log(self, file: str, position: str, kind: str, message: str) -> None:
+        self.add("ingest_log", file=file, position=position, kind=kind, message=message)
 
     def count(self, table: str) -> int:
         return len(self.rows[table])

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from faithlens.datasets.bundle import Bundle, unit_id
+from faithlens.datasets.bundle import Bundle
 from faithlens.datasets.readers import decode_utf8, read_bytes, require
 from faithlens.errors import InputError
 from faithlens.vocab import GOLD, VERDICTS
@@ -37,7 +37,7 @@ def _verdict(name: str, where: str, value: Any) -> str:
 def load(path: Path, dataset: str) -> Bundle:
     name = str(path)
     text = decode_utf8(name, read_bytes(path))
-    bundle = Bundle()
+    bundle = Bundle(dataset)
     documents: dict[str, str | None] = {}
     seen: dict[str, int] = {}
     for line_number, line in enumerate(text.splitlines(), start=1):
@@ -60,32 +60,23 @@ def load(path: Path, dataset: str) -> Bundle:
                 f"duplicate summary_id {summary_id!r} (first on line {seen[summary_id]}); expected each summary once",
             )
         seen[summary_id] = line_number
-        _record(bundle, name, where, dataset, summary_id, record, documents)
+        _record(bundle, name, where, summary_id, record, documents)
     if not seen:
         raise InputError(name, "", "no summaries; expected one JSON object per line")
     for document_id, document in documents.items():
         bundle.add(
             "document",
-            dataset=dataset,
             document_id=document_id,
             title=document_id,
             text=document,
             text_note=None if document else NO_TEXT,
         )
-    bundle.add(
-        "label_source",
-        dataset=dataset,
-        source=GOLD,
-        kind="gold",
-        origin_file=name,
-        origin="import",
-        description=f"Labels given in {path.name}.",
-    )
+    bundle.label_source(GOLD, "gold", "import", name, f"Labels given in {path.name}.")
     return bundle
 
 
 def _record(
-    bundle: Bundle, name: str, where: str, dataset: str, summary_id: str, record: dict, documents: dict[str, str | None]
+    bundle: Bundle, name: str, where: str, summary_id: str, record: dict, documents: dict[str, str | None]
 ) -> None:
     document_id = require(name, where, record, "document_id", str, "a document id string")
     document = _optional_str(name, where, record, "document")
@@ -102,7 +93,6 @@ def _record(
         raise InputError(name, where, f"field 'claims' is {type(claims).__name__}; expected a list")
     bundle.add(
         "summary",
-        dataset=dataset,
         summary_id=summary_id,
         document_id=document_id,
         model=_optional_str(name, where, record, "model"),
@@ -112,39 +102,21 @@ def _record(
     )
     for kind, items in (("sentence", sentences), ("claim", claims)):
         for position, item in enumerate(items):
-            _unit(bundle, name, f"{where} {kind} {position}", dataset, summary_id, kind, position, item)
+            _unit(bundle, name, f"{where} {kind} {position}", summary_id, kind, position, item)
     if record.get("label") is not None:
-        bundle.add(
-            "label",
-            dataset=dataset,
-            source=GOLD,
-            level="summary",
-            target_id=summary_id,
-            value=_verdict(name, where, record["label"]),
-            raw_value=record["label"],
-        )
+        bundle.label("summary", summary_id, _verdict(name, where, record["label"]), raw_value=record["label"])
 
 
-def _unit(
-    bundle: Bundle, name: str, where: str, dataset: str, summary_id: str, kind: str, position: int, item: Any
-) -> None:
+def _unit(bundle: Bundle, name: str, where: str, summary_id: str, kind: str, position: int, item: Any) -> None:
     text = require(name, where, item, "text", str, "the sentence or claim text")
-    target = unit_id(summary_id, kind, position)
-    bundle.add("unit", dataset=dataset, unit_id=target, summary_id=summary_id, kind=kind, position=position, text=text)
+    target = bundle.unit(summary_id, kind, position, text)
     explanation = _optional_str(name, where, item, "explanation")
     if item.get("label") is not None:
-        bundle.add(
-            "label",
-            dataset=dataset,
-            source=GOLD,
-            level=kind,
-            target_id=target,
-            value=_verdict(name, where, item["label"]),
-            raw_value=item["label"],
-            explanation=explanation,
+        bundle.label(
+            kind, target, _verdict(name, where, item["label"]), raw_value=item["label"], explanation=explanation
         )
     error_types = item.get("error_types", [])
     if not isinstance(error_types, list) or not all(isinstance(value, str) for value in error_types):
         raise InputError(name, where, "field 'error_types' should be a list of strings")
     for value in dict.fromkeys(error_types):
-        bundle.add("tag", dataset=dataset, level=kind, target_id=target, kind="error_type", value=value, source=GOLD)
+        bundle.tag(kind, target, "error_type", value)

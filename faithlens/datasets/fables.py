@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from faithlens.datasets.bundle import Bundle, check_unique, unit_id
+from faithlens.datasets.bundle import Bundle, check_unique
 from faithlens.datasets.readers import decode_utf8, parse_json, read_zip_member, require
 from faithlens.errors import InputError
 from faithlens.vocab import GOLD
@@ -60,11 +60,12 @@ def _strings(name: str, where: str, claim: dict, field: str) -> list[str]:
 
 
 def load(path: Path, dataset: str = FORMAT) -> Bundle:
+    """Load the release zip holding FABLES.json."""
     member, data = read_zip_member(path, ".json")
     top = parse_json(member, decode_utf8(member, data), EXPECTED)
     books = require(member, "top level", top, "FABLES", dict, "an object keyed by book title")
     booklist = read_booklist(path.parent / "booklist.md")
-    bundle = Bundle()
+    bundle = Bundle(dataset)
     for title, summaries in books.items():
         if not isinstance(summaries, dict):
             raise InputError(
@@ -74,74 +75,48 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
             k.lower().replace(" ", "_"): v for k, v in booklist.get(title_key(title), {}).items() if k != "Title"
         }
         bundle.add(
-            "document",
-            dataset=dataset,
-            document_id=title,
-            title=title,
-            text=None,
-            text_note=NO_TEXT,
-            attributes=attributes or None,
+            "document", document_id=title, title=title, text=None, text_note=NO_TEXT, attributes=attributes or None
         )
         for model, record in summaries.items():
-            _summary(bundle, member, dataset, title, model, record)
+            _summary(bundle, member, title, model, record)
     check_unique(member, "summary", [row["summary_id"] for row in bundle.rows["summary"]])
-    bundle.add(
-        "label_source",
-        dataset=dataset,
-        source=GOLD,
-        kind="gold",
-        origin_file=member,
-        origin="bundled",
-        description="Human annotators who had read the book: 4-way claim labels with evidence and reasons.",
+    bundle.label_source(
+        GOLD,
+        "gold",
+        "bundled",
+        member,
+        "Human annotators who had read the book: 4-way claim labels with evidence and reasons.",
     )
     return bundle
 
 
-def _summary(bundle: Bundle, name: str, dataset: str, title: str, model: str, record: Any) -> None:
+def _summary(bundle: Bundle, name: str, title: str, model: str, record: Any) -> None:
     summary_id = f"{title} / {model}"
     where = f"summary {summary_id!r}"
     text = require(name, where, record, "summary", str, "the summary text")
     comment = require(name, where, record, "general_comment", str, "the annotator's general comment")
     claims = require(name, where, record, "claims", dict, 'an object {"0": claim, "1": claim, ...}')
     bundle.add(
-        "summary",
-        dataset=dataset,
-        summary_id=summary_id,
-        document_id=title,
-        model=model,
-        text=text,
-        general_comment=comment or None,
+        "summary", summary_id=summary_id, document_id=title, model=model, text=text, general_comment=comment or None
     )
     keys = list(claims)
     if not all(re.fullmatch(r"\d+", key) for key in keys):
         raise InputError(name, where, f"claim keys {keys[:3]}...; expected claim numbers '0', '1', ...")
     for key in sorted(keys, key=int):
-        claim = claims[key]
-        claim_where = f"{where} claim {key}"
-        claim_text = require(name, claim_where, claim, "claim", str, "the claim text")
-        raw = require(name, claim_where, claim, "label", str, "Yes, No, PartialSupport or Inapplicable")
-        if raw not in LABELS:
-            raise InputError(
-                name, claim_where, f"unknown label value {raw!r}; expected Yes, No, PartialSupport or Inapplicable"
-            )
-        target = unit_id(summary_id, "claim", int(key))
-        bundle.add(
-            "unit",
-            dataset=dataset,
-            unit_id=target,
-            summary_id=summary_id,
-            kind="claim",
-            position=int(key),
-            text=claim_text,
-        )
-        bundle.add(
-            "label",
-            dataset=dataset,
-            source=GOLD,
-            level="claim",
-            target_id=target,
-            value=LABELS[raw],
-            raw_value=raw,
-            evidence=_strings(name, claim_where, claim, "evidence"),
-            reasons=_strings(name, claim_where, claim, "reason"),
-        )
+        _claim(bundle, name, f"{where} claim {key}", summary_id, int(key), claims[key])
+
+
+def _claim(bundle: Bundle, name: str, where: str, summary_id: str, position: int, claim: Any) -> None:
+    text = require(name, where, claim, "claim", str, "the claim text")
+    raw = require(name, where, claim, "label", str, "Yes, No, PartialSupport or Inapplicable")
+    if raw not in LABELS:
+        raise InputError(name, where, f"unknown label value {raw!r}; expected Yes, No, PartialSupport or Inapplicable")
+    target = bundle.unit(summary_id, "claim", position, text)
+    bundle.label(
+        "claim",
+        target,
+        LABELS[raw],
+        raw_value=raw,
+        evidence=_strings(name, where, claim, "evidence"),
+        reasons=_strings(name, where, claim, "reason"),
+    )

@@ -77,132 +77,94 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
     """Load `storysumm.json` into a Bundle (documents, summaries, sentences, claims, gold labels)."""
     name = str(path)
     records, repairs = parse(name, read_bytes(path))
-    bundle = Bundle()
+    bundle = Bundle(dataset)
     for note in repairs:
         position, _, message = note.partition(": ")
-        bundle.log(dataset, name, position, "repair", message)
+        bundle.log(name, position, "repair", message)
     stories: dict[str, str] = {}
     for summary_id, record in records.items():
-        _load_record(bundle, name, dataset, summary_id, record, stories)
-    bundle.add(
-        "label_source",
-        dataset=dataset,
-        source=GOLD,
-        kind="gold",
-        origin_file=name,
-        origin="bundled",
-        description="Expanded gold labels: annotator, expert and hybrid protocols merged (StorySumm paper).",
+        _load_record(bundle, name, summary_id, record, stories)
+    bundle.label_source(
+        GOLD,
+        "gold",
+        "bundled",
+        name,
+        "Expanded gold labels: annotator, expert and hybrid protocols merged (StorySumm paper).",
     )
     return bundle
 
 
-def _load_record(
-    bundle: Bundle, name: str, dataset: str, summary_id: str, record: Any, stories: dict[str, str]
-) -> None:
-    where = f"record {summary_id!r}"
-    story = require(name, where, record, "story", str, "the story text")
-    story_id = require(name, where, record, "story-id", int, "an integer story id")
-    sentences = require(name, where, record, "summary", list, "a list of summary sentences")
-    errors = require(name, where, record, "errors", list, "one 0/1 per summary sentence")
-    explanations = require(name, where, record, "explanations", list, "one explanation per sentence marked 0")
-    label = _binary(name, where, require(name, where, record, "label", int, "0 or 1"), "label")
-    difficulty = require(name, where, record, "difficulty", str, "easy, hard or empty")
-    claims = require(name, where, record, "claims", list, "a list of claim strings")
-    split = require(name, where, record, "split", str, "val or test")
-    model = require(name, where, record, "model", str, "the generator's name")
-    for what, items in (("summary", sentences), ("explanations", explanations), ("claims", claims)):
-        if not all(isinstance(item, str) for item in items):
+def _fields(name: str, where: str, record: Any) -> dict[str, Any]:
+    """Every field a record must have, type-checked."""
+    values = {
+        "story": require(name, where, record, "story", str, "the story text"),
+        "story-id": require(name, where, record, "story-id", int, "an integer story id"),
+        "summary": require(name, where, record, "summary", list, "a list of summary sentences"),
+        "errors": require(name, where, record, "errors", list, "one 0/1 per summary sentence"),
+        "explanations": require(name, where, record, "explanations", list, "one explanation per sentence marked 0"),
+        "label": _binary(name, where, require(name, where, record, "label", int, "0 or 1"), "label"),
+        "difficulty": require(name, where, record, "difficulty", str, "easy, hard or empty"),
+        "claims": require(name, where, record, "claims", list, "a list of claim strings"),
+        "split": require(name, where, record, "split", str, "val or test"),
+        "model": require(name, where, record, "model", str, "the generator's name"),
+    }
+    for what in ("summary", "explanations", "claims"):
+        if not all(isinstance(item, str) for item in values[what]):
             raise InputError(name, where, f"field {what!r} holds a non-string; expected a list of strings")
-    if difficulty not in DIFFICULTIES:
-        raise InputError(name, where, f"unknown difficulty {difficulty!r}; expected easy, hard or empty")
+    if values["difficulty"] not in DIFFICULTIES:
+        raise InputError(name, where, f"unknown difficulty {values['difficulty']!r}; expected easy, hard or empty")
+    return values
 
+
+def _document(bundle: Bundle, name: str, where: str, record: dict[str, Any], stories: dict[str, str]) -> str:
+    """The story as a document (once per story-id); returns its document id."""
+    story_id, story = record["story-id"], record["story"]
     document_id = str(story_id)
     if document_id not in stories:
         stories[document_id] = story
-        bundle.add(
-            "document", dataset=dataset, document_id=document_id, title=f"Story {story_id}", text=story, split=split
-        )
+        bundle.add("document", document_id=document_id, title=f"Story {story_id}", text=story, split=record["split"])
     elif stories[document_id] != story:
         raise InputError(
             name,
             where,
             f"story-id {story_id} has a different story text than an earlier record; expected one text per story-id",
         )
+    return document_id
 
+
+def _load_record(bundle: Bundle, name: str, summary_id: str, raw: Any, stories: dict[str, str]) -> None:
+    where = f"record {summary_id!r}"
+    record = _fields(name, where, raw)
+    sentences = record["summary"]
     bundle.add(
         "summary",
-        dataset=dataset,
         summary_id=summary_id,
-        document_id=document_id,
-        model=model,
-        split=split,
+        document_id=_document(bundle, name, where, record, stories),
+        model=record["model"],
+        split=record["split"],
         text=" ".join(sentences),
     )
-    for position, sentence in enumerate(sentences):
-        bundle.add(
-            "unit",
-            dataset=dataset,
-            unit_id=unit_id(summary_id, "sentence", position),
-            summary_id=summary_id,
-            kind="sentence",
-            position=position,
-            text=sentence,
-        )
-    for position, claim in enumerate(claims):
-        bundle.add(
-            "unit",
-            dataset=dataset,
-            unit_id=unit_id(summary_id, "claim", position),
-            summary_id=summary_id,
-            kind="claim",
-            position=position,
-            text=claim,
-        )
-    if difficulty:
-        bundle.add(
-            "tag",
-            dataset=dataset,
-            level="summary",
-            target_id=summary_id,
-            kind="difficulty",
-            value=difficulty,
-            source=GOLD,
-        )
-
-    summary_explanation = _sentence_labels(bundle, name, dataset, summary_id, sentences, errors, explanations, label)
-    bundle.add(
-        "label",
-        dataset=dataset,
-        source=GOLD,
-        level="summary",
-        target_id=summary_id,
-        value=label,
-        raw_value=str(record["label"]),
-        explanation=summary_explanation,
-    )
+    for kind, items in (("sentence", sentences), ("claim", record["claims"])):
+        for position, text in enumerate(items):
+            bundle.unit(summary_id, kind, position, text)
+    if record["difficulty"]:
+        bundle.tag("summary", summary_id, "difficulty", record["difficulty"])
+    summary_explanation = _sentence_labels(bundle, name, summary_id, record)
+    bundle.label("summary", summary_id, record["label"], raw_value=str(raw["label"]), explanation=summary_explanation)
 
 
-def _sentence_labels(
-    bundle: Bundle,
-    name: str,
-    dataset: str,
-    summary_id: str,
-    sentences: list[str],
-    errors: list[Any],
-    explanations: list[str],
-    label: str,
-) -> str | None:
+def _sentence_labels(bundle: Bundle, name: str, summary_id: str, record: dict[str, Any]) -> str | None:
     """Attach one gold label per sentence, explanations to the sentences marked 0, in order.
 
     Returns the explanation that belongs to the summary as a whole (an unfaithful summary whose
     error is known only at summary level), else None.
     """
     where = f"record {summary_id!r}"
+    sentences, errors, explanations = record["summary"], record["errors"], record["explanations"]
     values = [_binary(name, where, value, "errors") for value in errors]
     if len(values) != len(sentences):
         if KNOWN_UNALIGNED_LABELS.get(summary_id) == (len(sentences), len(values)):
             bundle.log(
-                dataset,
                 name,
                 where,
                 "repair",
@@ -220,14 +182,10 @@ def _sentence_labels(
     flagged = [i for i, value in enumerate(values) if value == "unfaithful"]
     summary_explanation = None
     if len(explanations) != len(flagged):
-        if not flagged and label == "unfaithful" and len(explanations) == 1:
+        if not flagged and record["label"] == "unfaithful" and len(explanations) == 1:
             summary_explanation = explanations[0]
             bundle.log(
-                dataset,
-                name,
-                where,
-                "note",
-                "unfaithful with no sentence marked 0: its explanation is kept at summary level",
+                name, where, "note", "unfaithful with no sentence marked 0: its explanation is kept at summary level"
             )
             explanations = []
         else:
@@ -238,13 +196,10 @@ def _sentence_labels(
             )
     reasons = dict(zip(flagged, explanations, strict=True))
     for position, value in enumerate(values):
-        bundle.add(
-            "label",
-            dataset=dataset,
-            source=GOLD,
-            level="sentence",
-            target_id=unit_id(summary_id, "sentence", position),
-            value=value,
+        bundle.label(
+            "sentence",
+            unit_id(summary_id, "sentence", position),
+            value,
             raw_value=str(errors[position]),
             explanation=reasons.get(position),
         )

@@ -15,7 +15,7 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-from faithlens.datasets.bundle import Bundle, unit_id
+from faithlens.datasets.bundle import Bundle
 from faithlens.datasets.readers import read_csv, read_json
 from faithlens.errors import InputError
 from faithlens.vocab import GOLD
@@ -54,20 +54,18 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
             str(path), "", "no factual_consistency/*_factual_eval_*.csv files; expected the TofuEval folder"
         )
     root = path if path.is_dir() else path.parent.parent
-    bundle = Bundle()
+    bundle = Bundle(dataset)
     documents: dict[str, tuple[str, str]] = {}
     for file in files:
-        _load_sentences(bundle, file, root, dataset, documents)
+        _load_file(bundle, file, root, documents)
     for source in sorted({source for source, _ in documents.values()}):
-        _load_key_points(bundle, root / "completeness" / f"{source}_completeness_final.csv", dataset, documents)
-    bundle.add(
-        "label_source",
-        dataset=dataset,
-        source=GOLD,
-        kind="gold",
-        origin_file=str(files[0].parent),
-        origin="bundled",
-        description="Expert annotators' sentence labels; summary label unfaithful if any sentence is (TofuEval paper).",
+        _load_key_points(bundle, root / "completeness" / f"{source}_completeness_final.csv", documents)
+    bundle.label_source(
+        GOLD,
+        "gold",
+        "bundled",
+        str(files[0].parent),
+        "Expert annotators' sentence labels; summary label unfaithful if any sentence is (TofuEval paper).",
     )
     return bundle
 
@@ -82,19 +80,13 @@ def _topic_types(root: Path, source: str) -> dict[str, str]:
     return categories
 
 
-def _load_sentences(
-    bundle: Bundle, file: Path, root: Path, dataset: str, documents: dict[str, tuple[str, str]]
-) -> None:
-    name = str(file)
-    match = _FILE.search(file.name)
-    if not match:
-        raise InputError(
-            name, "", "file name should be <source>_factual_eval_<split>.csv (e.g. mediasum_factual_eval_dev.csv)"
-        )
-    source, split = match["source"], match["split"]
-    topic_types = _topic_types(root, source)
-    rows = read_csv(file, COLUMNS)
-    summaries: dict[tuple[str, str, str], dict[int, tuple[int, dict[str, str]]]] = defaultdict(dict)
+Rows = dict[int, tuple[int, dict[str, str]]]
+"""One summary's sentence rows: sent_idx -> (file line, CSV row)."""
+
+
+def _group_rows(bundle: Bundle, name: str, rows: list[tuple[int, dict[str, str]]]) -> dict[tuple[str, str, str], Rows]:
+    """Rows grouped by summary (doc_id, topic, model_name), checked; an exact repeat is dropped and logged."""
+    summaries: dict[tuple[str, str, str], Rows] = defaultdict(dict)
     for line, row in rows:
         key = (row["doc_id"], row["topic"], row["model_name"])
         if not row["sent_idx"].isdigit():
@@ -112,21 +104,34 @@ def _load_sentences(
                     f"line {line}",
                     f"duplicate sentence {index} of {key[0]} / {key[2]} / {key[1]} (first at line {earlier[0]}) with different content; expected one row per sentence",
                 )
-            bundle.log(dataset, name, f"line {line}", "repair", f"exact repeat of line {earlier[0]} dropped")
+            bundle.log(name, f"line {line}", "repair", f"exact repeat of line {earlier[0]} dropped")
             continue
         summaries[key][index] = (line, row)
-    for (doc_id, topic, model), sentences in summaries.items():
+    return summaries
+
+
+def _load_file(bundle: Bundle, file: Path, root: Path, documents: dict[str, tuple[str, str]]) -> None:
+    """One `<source>_factual_eval_<split>.csv`: its summaries, sentences and documents."""
+    name = str(file)
+    match = _FILE.search(file.name)
+    if not match:
+        raise InputError(
+            name, "", "file name should be <source>_factual_eval_<split>.csv (e.g. mediasum_factual_eval_dev.csv)"
+        )
+    source, split = match["source"], match["split"]
+    topic_types = _topic_types(root, source)
+    for (doc_id, topic, model), sentences in _group_rows(bundle, name, read_csv(file, COLUMNS)).items():
         known = documents.setdefault(doc_id, (source, split))
         if known != (source, split):
             raise InputError(
                 name, f"doc_id {doc_id!r}", f"already seen in {known[0]} {known[1]}; expected each document in one file"
             )
-        _summary(bundle, name, dataset, doc_id, topic, model, split, topic_types.get(topic), sentences)
+        summary_id = f"{doc_id} / {model} / {topic}"
+        _summary(bundle, name, summary_id, (doc_id, topic, model, split), topic_types.get(topic), sentences)
     for doc_id, (doc_source, doc_split) in documents.items():
         if doc_source == source and doc_split == split:
             bundle.add(
                 "document",
-                dataset=dataset,
                 document_id=doc_id,
                 title=doc_id,
                 text=None,
@@ -139,31 +144,27 @@ def _load_sentences(
 def _summary(
     bundle: Bundle,
     name: str,
-    dataset: str,
-    doc_id: str,
-    topic: str,
-    model: str,
-    split: str,
+    summary_id: str,
+    where: tuple[str, str, str, str],
     topic_type: str | None,
-    sentences: dict[int, tuple[int, dict[str, str]]],
+    sentences: Rows,
 ) -> None:
-    summary_id = f"{doc_id} / {model} / {topic}"
-    ordered = [sentences[index] for index in sorted(sentences)]
+    """One summary, its sentences with labels and error types, and its derived summary label.
+    `where` is (doc_id, topic, model, split)."""
+    doc_id, topic, model, split = where
     indices = sorted(sentences)
     if indices != list(range(1, len(indices) + 1)):
         bundle.log(
-            dataset,
             name,
             f"summary {summary_id!r}",
             "note",
             f"sent_idx {indices} as published: some sentences were not annotated; kept in sent_idx order",
         )
     if topic_type is None:
-        bundle.log(dataset, name, f"summary {summary_id!r}", "note", f"topic {topic!r} has no main/marginal category")
-    annotation = ordered[0][1]["annotation_id"]
+        bundle.log(name, f"summary {summary_id!r}", "note", f"topic {topic!r} has no main/marginal category")
+    ordered = [sentences[index] for index in indices]
     bundle.add(
         "summary",
-        dataset=dataset,
         summary_id=summary_id,
         document_id=doc_id,
         model=model,
@@ -171,59 +172,33 @@ def _summary(
         topic=topic,
         topic_type=topic_type,
         text=" ".join(row["summ_sent"] for _, row in ordered),
-        attributes={"annotation_id": annotation},
+        attributes={"annotation_id": ordered[0][1]["annotation_id"]},
     )
-    unfaithful = False
-    for position, (line, row) in enumerate(ordered):
-        target = unit_id(summary_id, "sentence", position)
-        bundle.add(
-            "unit",
-            dataset=dataset,
-            unit_id=target,
-            summary_id=summary_id,
-            kind="sentence",
-            position=position,
-            text=row["summ_sent"],
-            attributes={"sent_idx": int(row["sent_idx"])},
-        )
-        value = LABELS[row["sent_label"]]
-        unfaithful |= value == "unfaithful"
-        bundle.add(
-            "label",
-            dataset=dataset,
-            source=GOLD,
-            level="sentence",
-            target_id=target,
-            value=value,
-            raw_value=row["sent_label"],
-            explanation=row["exp"] or None,
-        )
-        for error_type in dict.fromkeys(part.strip() for part in row["type"].split(",") if part.strip()):
-            if error_type not in ERROR_TYPES:
-                raise InputError(
-                    name, f"line {line}", f"unknown error type {error_type!r}; expected one of {', '.join(ERROR_TYPES)}"
-                )
-            bundle.add(
-                "tag",
-                dataset=dataset,
-                level="sentence",
-                target_id=target,
-                kind="error_type",
-                value=error_type,
-                source=GOLD,
-            )
-    bundle.add(
-        "label",
-        dataset=dataset,
-        source=GOLD,
-        level="summary",
-        target_id=summary_id,
-        value="unfaithful" if unfaithful else "faithful",
+    values = [_sentence(bundle, name, summary_id, position, line, row) for position, (line, row) in enumerate(ordered)]
+    unfaithful = "unfaithful" in values
+    bundle.label(
+        "summary",
+        summary_id,
+        "unfaithful" if unfaithful else "faithful",
         raw_value="derived: any sentence no" if unfaithful else "derived: all sentences yes",
     )
 
 
-def _load_key_points(bundle: Bundle, path: Path, dataset: str, documents: dict[str, tuple[str, str]]) -> None:
+def _sentence(bundle: Bundle, name: str, summary_id: str, position: int, line: int, row: dict[str, str]) -> str:
+    """One sentence with its label and error types; returns the label."""
+    target = bundle.unit(summary_id, "sentence", position, row["summ_sent"], sent_idx=int(row["sent_idx"]))
+    value = LABELS[row["sent_label"]]
+    bundle.label("sentence", target, value, raw_value=row["sent_label"], explanation=row["exp"] or None)
+    for error_type in dict.fromkeys(part.strip() for part in row["type"].split(",") if part.strip()):
+        if error_type not in ERROR_TYPES:
+            raise InputError(
+                name, f"line {line}", f"unknown error type {error_type!r}; expected one of {', '.join(ERROR_TYPES)}"
+            )
+        bundle.tag("sentence", target, "error_type", error_type)
+    return value
+
+
+def _load_key_points(bundle: Bundle, path: Path, documents: dict[str, tuple[str, str]]) -> None:
     if not path.is_file():
         return
     name = str(path)
@@ -231,7 +206,7 @@ def _load_key_points(bundle: Bundle, path: Path, dataset: str, documents: dict[s
         if row["doc_id"] not in documents:
             continue
         if not row["key_points"].strip():
-            bundle.log(dataset, name, f"line {line}", "note", f"no key points for {row['doc_id']} / {row['topic']}")
+            bundle.log(name, f"line {line}", "note", f"no key points for {row['doc_id']} / {row['topic']}")
             continue
         try:
             points = ast.literal_eval(row["key_points"])
@@ -242,11 +217,4 @@ def _load_key_points(bundle: Bundle, path: Path, dataset: str, documents: dict[s
         if not isinstance(points, list) or not all(isinstance(point, str) for point in points):
             raise InputError(name, f"line {line}", "key_points is not a list of strings")
         for position, point in enumerate(points):
-            bundle.add(
-                "key_point",
-                dataset=dataset,
-                document_id=row["doc_id"],
-                topic=row["topic"],
-                position=position,
-                text=point,
-            )
+            bundle.add("key_point", document_id=row["doc_id"], topic=row["topic"], position=position, text=point)

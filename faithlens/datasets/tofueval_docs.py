@@ -14,7 +14,7 @@ FORMAT = "tofueval-docs"
 def load(path: Path, dataset: str, known_documents: set[str]) -> Bundle:
     """Rows `doc_id,source`; every doc_id must be a document of `dataset`."""
     name = str(path)
-    bundle = Bundle()
+    bundle = Bundle(dataset)
     seen: dict[str, int] = {}
     for line, row in read_csv(path, ("doc_id", "source")):
         doc_id = row["doc_id"]
@@ -33,6 +33,6 @@ def load(path: Path, dataset: str, known_documents: set[str]) -> Bundle:
             )
         if not row["source"].strip():
             raise InputError(name, f"line {line}", "empty source; expected the transcript text")
-        bundle.add("document_text", dataset=dataset, document_id=doc_id, text=row["source"], text_origin=name)
-    bundle.log(dataset, name, "", "note", f"attached {len(seen)} transcript(s)")
+        bundle.add("document_text", document_id=doc_id, text=row["source"], text_origin=name)
+    bundle.log(name, "", "note", f"attached {len(seen)} transcript(s)")
     return bundle

@@ -1,5 +1,5 @@
 """Driving the real app: start a `streamlit run app.py` server, launch Debian's Chromium, and wait
-for reruns the way Streamlit's own e2e tests do (TECH-NOTES section 5), so tests are not flaky."""
+for reruns the way Streamlit's own e2e tests do (`wait_for_app`), so tests are not flaky."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, Playwright, expect
 
-from faithlens import config, ingest
+from faithlens import config
+from faithlens.build import ingest
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data"

@@ -1,0 +1,122 @@
+"""Every page's state in the URL: read once at the start of a run, bound to the widgets, written once
+at the end, and every cross-page link built in one place.
+
+- `start()` (called by the shell) notes whether the URL changed since this session last read or
+  wrote it: a link, the browser's Back or Forward, or a first visit.
+- `read(page, dataset)` decodes the page's typed state (`faithlens.querystate`). When the dataset
+  is not the one the URL names (the user just switched it), the URL's other choices belonged to the
+  old dataset and the state starts clean.
+- `bind(key, value, options)` is the one way a widget meets the URL: the widget shows `value` (what
+  the URL says) when it is drawn for the first time, when the URL changed from outside, or when
+  what it holds is no longer an option; otherwise it keeps what the user chose, and the page writes
+  that back.
+- `write(state)` makes the URL say what is on screen, in one update, so one user action is one
+  browser history entry.
+- `link(page, state)` is the keyword arguments of `st.page_link` that open `page` showing `state`.
+
+This module and the shell are the only places that touch `st.query_params`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import streamlit as st
+
+from faithlens import querystate
+from faithlens.views.states import CompareState, ExploreState, OverviewState
+
+State = TypeVar("State")
+DATASET = "dataset"
+_SEEN = "urlstate.seen"
+_FRESH = "urlstate.fresh"
+
+
+@dataclass(frozen=True)
+class Page:
+    """One page of the app: its script (folder routing), its title, icon and URL state type."""
+
+    name: str
+    script: str
+    title: str
+    icon: str
+    state: type
+
+
+OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
+EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
+COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
+PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE)
+"""In navigation order."""
+
+
+def params() -> dict[str, list[str]]:
+    """The current query string with every key's values (repeated keys kept)."""
+    return {key: st.query_params.get_all(key) for key in st.query_params}
+
+
+def start() -> dict[str, list[str]]:
+    """Begin a run: note whether the URL changed since this session last saw it; return it."""
+    current = params()
+    st.session_state[_FRESH] = current != st.session_state.get(_SEEN)
+    st.session_state[_SEEN] = current
+    return current
+
+
+def url_changed() -> bool:
+    """True when this run's URL came from outside (a link, Back/Forward, a first visit)."""
+    return bool(st.session_state.get(_FRESH, True))
+
+
+def url_dataset() -> str | None:
+    values = st.query_params.get_all(DATASET)
+    return values[-1] if values else None
+
+
+def read(page: Page, dataset: str) -> tuple[Any, list[str]]:
+    """The page's state from the URL, for `dataset`, and a note per URL value that was ignored.
+    A URL naming another dataset (the user just switched) gives a clean state."""
+    given = params() if url_dataset() in (None, dataset) else {}
+    given[DATASET] = [dataset]
+    return querystate.decode(page.state, given)
+
+
+def key(page: Page, dataset: str, *parts: object) -> str:
+    """The session-state key of one of a page's widgets: per dataset, so a switch never shows the
+    other dataset's choices; `parts` name the widget and whatever else it depends on."""
+    return ".".join([page.name, dataset, *(str(part) for part in parts)])
+
+
+def _holds_option(current: object, options: Collection[object] | None) -> bool:
+    if options is None:
+        return True
+    if isinstance(current, list):
+        return all(item in options for item in current)
+    return current in options
+
+
+def bind(widget_key: str, value: object, options: Collection[object] | None = None) -> str:
+    """Seed widget `widget_key` with `value` when the widget is new, the URL changed from outside,
+    or its value is no longer one of `options` (a list value: when an item is not). Returns the key,
+    to pass as the widget's `key` (and no default value)."""
+    if widget_key not in st.session_state or url_changed() or not _holds_option(st.session_state[widget_key], options):
+        st.session_state[widget_key] = value
+    return widget_key
+
+
+def write(state: object) -> None:
+    """Make the URL say exactly `state` in one update (none when it already does)."""
+    wanted = querystate.encode(state)
+    normalised = {name: value if isinstance(value, list) else [value] for name, value in wanted.items()}
+    if params() != normalised:
+        st.query_params.from_dict(wanted)
+    st.session_state[_SEEN] = normalised
+
+
+def link(page: Page, state: object) -> dict[str, Any]:
+    """`st.page_link(**link(page, state), label=...)` opens `page` showing `state`."""
+    if not isinstance(state, page.state):
+        raise TypeError(f"{page.title} links take a {page.state.__name__}, not {type(state).__name__}")
+    return {"page": page.script, "query_params": querystate.encode(state)}

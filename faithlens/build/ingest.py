@@ -1,0 +1,186 @@
+"""Build or refresh the database from data/, and import single files. Each is one transaction.
+
+Everything is parsed and validated in memory first; only then does one transaction replace the
+affected rows, so a bad file leaves the database exactly as it was.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from faithlens import datasets as registry
+from faithlens import store
+from faithlens.build import alignment
+from faithlens.datasets.bundle import Bundle, write_bundle
+from faithlens.errors import FaithLensError, InputError
+
+DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
+BUILD_HASH_KEY = "build_hash"
+PACKAGE = Path(__file__).resolve().parent.parent
+BUILDER_FILES = ("store/schema.sql", "store/sql.py", "build/*.py", "datasets/*.py")
+"""The code that decides what a built database holds, relative to the package."""
+
+
+@dataclass
+class Report:
+    """What an ingest or import did, for the CLI to print."""
+
+    datasets: dict[str, dict[str, int]] = field(default_factory=dict)
+    log: list[tuple[str, str, str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    skipped: bool = False
+
+    def add(self, dataset: str, bundle: Bundle) -> None:
+        self.datasets[dataset] = {table: bundle.count(table) for table in ("document", "summary", "unit", "label")}
+        self.log.extend(
+            (row["kind"], row["file"], row["position"], row["message"]) for row in bundle.rows["ingest_log"]
+        )
+
+
+def build_hash(data_dir: Path) -> str:
+    """Content hash of every bundled raw file and of the code that builds the database from them,
+    so a rebuild is due when either changes (a new loader or alignment must reach old databases)."""
+    digest = hashlib.sha256()
+    builders = [path for pattern in BUILDER_FILES for path in sorted(PACKAGE.glob(pattern))]
+    raw_files = [p for item in registry.VENDORED for p in sorted((data_dir / item.folder).rglob("*")) if p.is_file()]
+    for path, root in [(p, PACKAGE) for p in builders] + [(p, data_dir) for p in raw_files]:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def is_stale(db_path: Path, data_dir: Path) -> bool:
+    """True when the database is missing or was built from other raw files or by other loader code."""
+    if not db_path.exists():
+        return True
+    conn = store.connect(db_path, read_only=True)
+    try:
+        return store.get_meta(conn, BUILD_HASH_KEY) != build_hash(data_dir)
+    except duckdb.CatalogException:
+        return True
+    finally:
+        conn.close()
+
+
+def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[str, str, str]]:
+    """Remove a bundled dataset's own rows; returns imported texts to re-attach.
+
+    Label sources imported onto the dataset (origin 'import') and their labels are kept.
+    """
+    kept_texts = cur.execute(
+        "SELECT document_id, text, text_origin FROM document WHERE dataset = ? AND text_origin IS NOT NULL", [dataset]
+    ).fetchall()
+    bundled_sources = "SELECT source FROM label_source WHERE dataset = ? AND origin = 'bundled'"
+    cur.execute(f"DELETE FROM label WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
+    cur.execute(f"DELETE FROM tag WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
+    cur.execute("DELETE FROM label_source WHERE dataset = ? AND origin = 'bundled'", [dataset])
+    for table in ("document", "summary", "unit", "key_point", "alignment", "ingest_log"):
+        cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
+    cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
+    return kept_texts
+
+
+def _delete_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
+    for table in DATASET_TABLES:
+        cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
+    cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
+
+
+def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None:
+    """Insert the bundle, then align the summary sentences of every document it brought or gave text to."""
+    write_bundle(cur, bundle)
+    touched = {row["document_id"] for table in ("document", "document_text") for row in bundle.rows[table]}
+    alignment.align_documents(cur, dataset, touched)
+
+
+def _load_vendored(data_dir: Path, report: Report) -> dict[str, Bundle]:
+    """Parse and check every vendored benchmark in memory (nothing is written yet)."""
+    bundles = {}
+    for item in registry.VENDORED:
+        folder = data_dir / item.folder
+        if not folder.is_dir():
+            raise InputError(
+                str(folder), "", f"missing folder; expected the vendored {item.name} files (see data/README.md)"
+            )
+        bundle = item.load(folder, item.name)
+        bundle.add(
+            "dataset",
+            name=item.name,
+            format=registry.format_of(item),
+            origin="bundled",
+            source_files=[str(folder)],
+            description=item.description,
+            license=item.license,
+            citation=item.citation,
+        )
+        bundles[item.name] = bundle
+        report.add(item.name, bundle)
+    return bundles
+
+
+def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report:
+    """Build or refresh every vendored benchmark from `data_dir` in one transaction."""
+    started = time.perf_counter()
+    report = Report()
+    if only_if_stale and not is_stale(db_path, data_dir):
+        report.skipped = True
+        return report
+    bundles = _load_vendored(data_dir, report)
+    digest = build_hash(data_dir)
+    conn = store.connect(db_path)
+    try:
+        with store.write(conn, "ingest") as cur:
+            for name, bundle in bundles.items():
+                for document_id, text, origin in _delete_bundled(cur, name):
+                    bundle.add("document_text", document_id=document_id, text=text, text_origin=origin)
+                _write(cur, name, bundle)
+            store.set_meta(cur, BUILD_HASH_KEY, digest)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def import_file(
+    db_path: Path, path: Path, format_name: str, dataset: str | None = None, source: str | None = None
+) -> Report:
+    """Add one file as dataset `dataset` (or attach it to one), in one transaction."""
+    started = time.perf_counter()
+    fmt = registry.import_format(format_name)
+    if not path.exists():
+        raise InputError(str(path), "", "file not found")
+    dataset = dataset or fmt.default_dataset(path)
+    report = Report()
+    conn = store.connect(db_path)
+    try:
+        with store.write(conn, f"import {dataset}") as cur:
+            existing = cur.execute("SELECT origin FROM dataset WHERE name = ?", [dataset]).fetchone()
+            if fmt.attaches and existing is None:
+                raise FaithLensError(
+                    f"no dataset named {dataset!r} to attach {path} to", "load it first or pass --name DATASET"
+                )
+            if not fmt.attaches and existing is not None and existing[0] == "bundled":
+                raise FaithLensError(
+                    f"dataset {dataset!r} is a bundled benchmark", "pass --name NEW_NAME to import beside it"
+                )
+            bundle = fmt.load(registry.ImportRequest(path=path, dataset=dataset, source=source, cur=cur))
+            if fmt.attaches:
+                for row in bundle.rows["label_source"]:
+                    cur.execute("DELETE FROM label WHERE dataset = ? AND source = ?", [dataset, row["source"]])
+                    cur.execute("DELETE FROM label_source WHERE dataset = ? AND source = ?", [dataset, row["source"]])
+            else:
+                _delete_dataset(cur, dataset)
+                bundle.add("dataset", name=dataset, format=fmt.name, origin="import", source_files=[str(path)])
+            _write(cur, dataset, bundle)
+        conn.execute("CHECKPOINT")
+    finally:
+        conn.close()
+    report.add(dataset, bundle)
+    report.seconds = time.perf_counter() - started
+    return report

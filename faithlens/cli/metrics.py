@@ -1,0 +1,110 @@
+"""`python -m faithlens metrics`: agreement of label sources with a reference, as JSON or a table.
+
+Calls the same core function as the Compare page (`faithlens.views.compare.compare`). One JSON object per
+compared source and split: split `all` for all units together, then each split of the dataset; a
+tuned score source has only the rows of the splits its threshold is tuned on and applied to.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from faithlens import config, store
+from faithlens.analysis import mapping
+from faithlens.analysis.thresholds import Thresholds
+from faithlens.cli.options import add_db
+from faithlens.errors import FaithLensError
+from faithlens.vocab import GOLD, LEVELS
+
+
+def _thresholds(items: list[str]) -> Thresholds:
+    """Each repeated `--threshold SOURCE=NUMBER`, read as one `Thresholds`."""
+    values: dict[str, float] = {}
+    for item in items:
+        try:
+            values.update(Thresholds.parse(item))
+        except FaithLensError as exc:
+            raise FaithLensError(f"--{exc.message}", exc.hint) from None
+    return Thresholds.of(values)
+
+
+def _sources(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise FaithLensError("--sources is empty", "give comma-separated source names, or leave it out for all")
+    return names
+
+
+def _table(rows: list[dict[str, object]]) -> str:
+    from faithlens.views import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
+
+    columns = list(rows[0]) if rows else list(compare.JSON_KEYS)
+    cells = [
+        [("" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])) for c in columns]
+        for row in rows
+    ]
+    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
+    return "\n".join(lines)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from faithlens.views import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
+
+    if args.level not in LEVELS:
+        raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
+    chosen_mapping = mapping.Mapping.parse(args.mapping)
+    thresholds = _thresholds(args.threshold or [])
+    conn = store.connect(config.db_path(args.db), read_only=True)
+    try:
+        with conn.cursor() as cur:
+            result = compare.compare(
+                cur,
+                args.dataset,
+                args.level,
+                args.reference,
+                _sources(args.sources),
+                chosen_mapping,
+                thresholds,
+                by_topic=args.by_topic,
+            )
+    finally:
+        conn.close()
+    rows = result.json_rows(with_group=args.by_topic)
+    print(json.dumps(rows, indent=2) if args.json else _table(rows))
+    return 0
+
+
+def configure(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "metrics",
+        help="agreement metrics of label sources against a reference (as the Compare page)",
+        description=(
+            "Cohen's kappa, % faithful, precision/recall of the faithful class, % easy/hard unfaithful detected, "
+            "balanced accuracy and per-class F1 of each compared source against the reference, over the units both "
+            "label, for all units and per split. Percentages (pct_*, balanced_accuracy) are 0-100."
+        ),
+    )
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--level", required=True, help=f"one of {', '.join(LEVELS)}")
+    parser.add_argument("--reference", default=GOLD, help="label source on the rows (default: gold)")
+    parser.add_argument("--sources", help="comma-separated sources to compare (default: every other source)")
+    parser.add_argument(
+        "--mapping",
+        help="in-between labels to binary, e.g. partial=exclude,unverifiable=exclude,ambiguous=exclude "
+        f"(default: {mapping.DEFAULT}); each takes unfaithful, faithful or exclude",
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        metavar="SOURCE=NUMBER",
+        help="use this threshold for a score source instead of tuning it on val/dev (repeatable)",
+    )
+    parser.add_argument("--by-topic", action="store_true", help="add rows per topic type (TofuEval main/marginal)")
+    parser.add_argument("--json", action="store_true", help="print the JSON list")
+    add_db(parser)
+    parser.set_defaults(run=_run)

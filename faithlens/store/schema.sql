@@ -1,0 +1,170 @@
+-- FaithLens canonical model. One file, one comment per table.
+-- Every row carries its dataset name, so user imports live beside the bundled benchmarks.
+-- Natural ids from the raw files are kept as VARCHAR so deep links stay readable.
+
+-- Shared label vocabulary. `raw_value` beside it keeps each dataset's own spelling.
+CREATE TYPE IF NOT EXISTS verdict AS ENUM ('faithful', 'unfaithful', 'partial', 'unverifiable', 'ambiguous', 'n/a');
+
+-- Key/value facts about the database itself: schema version, content hash of the raw files.
+CREATE TABLE IF NOT EXISTS meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR NOT NULL
+);
+
+-- One row per loaded dataset (bundled benchmark or user import).
+CREATE TABLE IF NOT EXISTS dataset (
+    name VARCHAR PRIMARY KEY,
+    format VARCHAR NOT NULL,          -- loader that produced it: storysumm, fables, tofueval, canonical
+    origin VARCHAR NOT NULL,          -- 'bundled' (rebuilt by ingest) or 'import' (kept across ingests)
+    source_files VARCHAR[] NOT NULL,  -- paths the rows came from
+    description VARCHAR,
+    license VARCHAR,
+    citation VARCHAR,
+    loaded_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+-- Source texts: a story, a book, a dialogue transcript. `text` is NULL when not public;
+-- `text_note` then says why and how to add it.
+CREATE TABLE IF NOT EXISTS document (
+    dataset VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    title VARCHAR,
+    text VARCHAR,
+    text_note VARCHAR,
+    text_origin VARCHAR,              -- file the text came from when attached later (kept across re-ingest)
+    source VARCHAR,                   -- sub-corpus, e.g. TofuEval's mediasum / meetingbank
+    split VARCHAR,
+    attributes JSON,                  -- every other raw field (book author, genre, ...)
+    PRIMARY KEY (dataset, document_id)
+);
+
+-- One summary of one document by one generator. Difficulty and error types are tags.
+CREATE TABLE IF NOT EXISTS summary (
+    dataset VARCHAR NOT NULL,
+    summary_id VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    model VARCHAR,                    -- generator
+    split VARCHAR,
+    topic VARCHAR,                    -- TofuEval topic
+    topic_type VARCHAR,               -- TofuEval main / marginal
+    text VARCHAR NOT NULL,            -- the whole summary as published (or its sentences joined)
+    general_comment VARCHAR,          -- FABLES annotator's free-form critique
+    attributes JSON,
+    PRIMARY KEY (dataset, summary_id)
+);
+
+-- The sentences and the claims of a summary, each kind in order (position from 0).
+CREATE TABLE IF NOT EXISTS unit (
+    dataset VARCHAR NOT NULL,
+    unit_id VARCHAR NOT NULL,         -- '<summary_id>#s<position>' or '<summary_id>#c<position>'
+    summary_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL CHECK (kind IN ('sentence', 'claim')),
+    position INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    attributes JSON,                  -- e.g. TofuEval's sent_idx as published
+    PRIMARY KEY (dataset, unit_id)
+);
+
+-- Who or what produced labels: a dataset's own humans ('gold'), an evaluator's released
+-- predictions, a human coder, or an LLM run. Later label sources are rows here, not columns.
+CREATE TABLE IF NOT EXISTS label_source (
+    dataset VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,          -- 'gold', 'gpt-4-0125-preview/cot', 'coder:alice', 'llm:...'
+    kind VARCHAR NOT NULL CHECK (kind IN ('gold', 'evaluator', 'coder', 'llm')),
+    description VARCHAR,
+    origin_file VARCHAR,
+    origin VARCHAR NOT NULL DEFAULT 'bundled', -- 'bundled' (rebuilt by ingest) or 'import' (kept)
+    coder VARCHAR,                    -- coders: who
+    codebook VARCHAR,                 -- coders: which codebook version
+    provider VARCHAR,                 -- LLM runs: openai, anthropic, an OpenAI-compatible URL
+    model VARCHAR,                    -- LLM runs: model name
+    prompt_version VARCHAR,           -- LLM runs: prompt id and version
+    parameters JSON,                  -- LLM runs: temperature etc. (never API keys)
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (dataset, source)
+);
+
+CREATE SEQUENCE IF NOT EXISTS label_event_seq;
+
+-- Append-only label events: one row per (target, source) at ingest; coders and LLM runs may
+-- append newer rows for the same target, and `current_label` keeps the latest.
+-- `value` is NULL for score-only sources (AlignScore, UniEval): thresholds are applied at read time.
+CREATE TABLE IF NOT EXISTS label (
+    event_id BIGINT PRIMARY KEY DEFAULT nextval('label_event_seq'),
+    dataset VARCHAR NOT NULL,
+    source VARCHAR NOT NULL,
+    level VARCHAR NOT NULL CHECK (level IN ('summary', 'sentence', 'claim')),
+    target_id VARCHAR NOT NULL,       -- summary_id for level 'summary', unit_id otherwise
+    value verdict,
+    raw_value VARCHAR,                -- the dataset's own spelling: '0', 'Yes', 'no', ...
+    score DOUBLE,
+    explanation VARCHAR,              -- annotator explanation or an evaluator's written reasoning
+    evidence VARCHAR[],               -- FABLES evidence quotes
+    reasons VARCHAR[],                -- FABLES annotator reasons
+    raw_output VARCHAR,               -- LLM runs: the reply as received
+    rewrite VARCHAR,                  -- LLM runs (ARM): the rewritten claim
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost_usd DOUBLE,
+    created_by VARCHAR,               -- coders: who appended this event
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+-- Multi-valued categorical codes on a summary or unit: TofuEval error types, StorySumm
+-- difficulty, later ambiguity types and coders' codes.
+CREATE TABLE IF NOT EXISTS tag (
+    dataset VARCHAR NOT NULL,
+    level VARCHAR NOT NULL CHECK (level IN ('summary', 'sentence', 'claim')),
+    target_id VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,            -- 'error_type', 'difficulty', ...
+    value VARCHAR NOT NULL,
+    source VARCHAR NOT NULL DEFAULT 'gold',
+    PRIMARY KEY (dataset, level, target_id, kind, value, source)
+);
+
+-- TofuEval completeness key points, per (document, topic), in order.
+CREATE TABLE IF NOT EXISTS key_point (
+    dataset VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    topic VARCHAR NOT NULL,
+    position INTEGER NOT NULL,
+    text VARCHAR NOT NULL,
+    PRIMARY KEY (dataset, document_id, topic, position)
+);
+
+-- Sentence-to-source alignment, computed at ingest so pages only read it: the best-matching
+-- passages (character spans of document.text) for each summary sentence, best first.
+CREATE TABLE IF NOT EXISTS alignment (
+    dataset VARCHAR NOT NULL,
+    unit_id VARCHAR NOT NULL,
+    rank INTEGER NOT NULL,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    score DOUBLE NOT NULL,            -- 0..100, rapidfuzz similarity
+    PRIMARY KEY (dataset, unit_id, rank)
+);
+
+-- What ingest repaired, noted or skipped, so nothing is dropped silently.
+CREATE TABLE IF NOT EXISTS ingest_log (
+    dataset VARCHAR NOT NULL,
+    file VARCHAR NOT NULL,
+    position VARCHAR,                 -- line, record id or row
+    kind VARCHAR NOT NULL CHECK (kind IN ('repair', 'note', 'skip')),
+    message VARCHAR NOT NULL,
+    logged_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+CREATE SEQUENCE IF NOT EXISTS write_seq;
+
+-- One row per committed write (ingest, import, alignment; later codes and LLM results), appended in
+-- the write's own transaction by `faithlens.store.write`: the newest write_id is the data version
+-- that the app's caches are keyed on, so every session sees every writer's changes.
+CREATE TABLE IF NOT EXISTS write_log (
+    write_id BIGINT PRIMARY KEY DEFAULT nextval('write_seq'),
+    what VARCHAR NOT NULL,
+    written_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+-- View `current_label`: the latest label event per (dataset, source, level, target), what every
+-- page reads. It is created by `faithlens/store/connection.py` from `faithlens.store.sql.LATEST_LABEL`,
+-- the one definition of that rule, which readers narrowing `label` first also apply.

@@ -1,0 +1,74 @@
+"""What is loaded: datasets with their counts and label distributions (CLI `stats`, sidebar, Overview)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from faithlens.store import fetch_all
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """One loaded dataset and how much of it there is."""
+
+    name: str
+    format: str
+    origin: str
+    description: str | None
+    license: str | None
+    citation: str | None
+    documents: int
+    documents_with_text: int
+    summaries: int
+    sentences: int
+    claims: int
+
+
+def list_datasets(cur: duckdb.DuckDBPyConnection, name: str | None = None) -> list[DatasetInfo]:
+    """Every dataset (or only `name`), bundled ones first, with document/summary/unit counts."""
+    return fetch_all(
+        cur,
+        DatasetInfo,
+        """
+        SELECT d.name, d.format, d.origin, d.description, d.license, d.citation,
+               (SELECT count(*) FROM document x WHERE x.dataset = d.name) AS documents,
+               (SELECT count(*) FROM document x WHERE x.dataset = d.name AND x.text IS NOT NULL)
+                 AS documents_with_text,
+               (SELECT count(*) FROM summary x WHERE x.dataset = d.name) AS summaries,
+               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'sentence') AS sentences,
+               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'claim') AS claims
+        FROM dataset d
+        WHERE ? IS NULL OR d.name = ?
+        ORDER BY d.origin = 'import', d.name
+        """,
+        [name, name],
+    )
+
+
+def label_counts(cur: duckdb.DuckDBPyConnection, dataset: str | None = None) -> list[tuple[str, str, str, str, int]]:
+    """(dataset, source, level, value, n) over current labels that carry a value."""
+    sql = """
+        SELECT dataset, source, level, value::VARCHAR, count(*)
+        FROM current_label
+        WHERE value IS NOT NULL AND (? IS NULL OR dataset = ?)
+        GROUP BY ALL ORDER BY ALL
+    """
+    return cur.execute(sql, [dataset, dataset]).fetchall()
+
+
+def stats(cur: duckdb.DuckDBPyConnection) -> dict[str, dict]:
+    """The `stats --json` document: counts and label distributions per dataset."""
+    out: dict[str, dict] = {}
+    for info in list_datasets(cur):
+        out[info.name] = {
+            "documents": info.documents,
+            "summaries": info.summaries,
+            "sentences": info.sentences,
+            "claims": info.claims,
+            "labels": {},
+        }
+    for dataset, source, level, value, n in label_counts(cur):
+        out[dataset]["labels"].setdefault(source, {}).setdefault(level, {})[value] = n
+    return out

@@ -1,0 +1,292 @@
+"""The Compare page's read model and the `metrics` command: a reference against other label sources
+at one level, with the papers' metrics for all units, per split (and per topic type when asked),
+and the drill-down into one cell of a confusion matrix.
+
+Counting happens in `faithlens.analysis.tally`; every metric comes from `faithlens.analysis.metrics`
+(scikit-learn). A score source is compared at a threshold (`faithlens.analysis.thresholds`): tuned
+on val/dev and applied to the other splits, so it has rows for those splits only, as in the
+StorySumm and TofuEval papers; a dataset without val/dev is tuned and reported on all units together
+(in-sample; the result says so).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import pandas as pd
+
+from faithlens.analysis import metrics, tally
+from faithlens.analysis.mapping import DEFAULT, Mapping
+from faithlens.analysis.metrics import CLASSES, BinaryMetrics
+from faithlens.analysis.tally import Example, SourceChoice, available_sources, has_topic_types, values_used
+from faithlens.analysis.thresholds import ALL, TUNING_SPLITS, Threshold
+from faithlens.errors import FaithLensError, NotFoundError
+from faithlens.vocab import GOLD
+
+__all__ = [
+    "ALL",
+    "JSON_KEYS",
+    "CompareResult",
+    "Example",
+    "MetricRow",
+    "PairResult",
+    "SourceChoice",
+    "available_sources",
+    "compare",
+    "drill_down",
+    "has_topic_types",
+    "values_used",
+]
+
+JSON_KEYS = (
+    "source",
+    "split",
+    "n",
+    "kappa",
+    "pct_faithful",
+    "precision",
+    "recall",
+    "pct_easy_detected",
+    "pct_hard_detected",
+    "balanced_accuracy",
+    "f1_faithful",
+    "f1_unfaithful",
+    "threshold",
+)
+
+
+@dataclass(frozen=True)
+class MetricRow:
+    """Metrics and the confusion matrix of one compared source on one split (and topic group)."""
+
+    source: str
+    split: str
+    group: str
+    metrics: BinaryMetrics
+    confusion: tuple[tuple[int, int], tuple[int, int]]  # reference rows x compared columns, faithful first
+    excluded: int  # units both sources label but the mapping (or a missing score) leaves out
+    threshold: float | None = None
+
+    def as_json(self, with_group: bool = False) -> dict[str, object]:
+        values = {**self.metrics.as_dict(), "source": self.source, "split": self.split, "threshold": self.threshold}
+        out = {key: _rounded(values[key]) for key in JSON_KEYS}
+        if with_group:
+            out["topic_type"] = None if self.group == ALL else self.group
+        return out
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """Reference vs one compared source."""
+
+    source: SourceChoice
+    rows: tuple[MetricRow, ...]
+    threshold: Threshold | None
+    labelled: int  # units the compared source labels at this level
+    both: int  # units both label, before the mapping
+
+    def row(self, split: str = ALL, group: str = ALL) -> MetricRow | None:
+        return next((r for r in self.rows if r.split == split and r.group == group), None)
+
+    @property
+    def excluded(self) -> int:
+        """Units both label that the mapping (or a missing score) leaves out, over all reported splits."""
+        overall = self.row(ALL)
+        return overall.excluded if overall else sum(r.excluded for r in self.rows if r.group == ALL)
+
+
+@dataclass(frozen=True)
+class CompareResult:
+    dataset: str
+    level: str
+    reference: SourceChoice
+    reference_labelled: int
+    mapping: Mapping
+    splits: tuple[str, ...]
+    groups: tuple[str, ...]
+    pairs: tuple[PairResult, ...]
+
+    def json_rows(self, with_group: bool = False) -> list[dict[str, object]]:
+        return [row.as_json(with_group) for pair in self.pairs for row in pair.rows if with_group or row.group == ALL]
+
+
+def _rounded(value: object) -> object:
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def _row_sets(splits: tuple[str, ...], groups: tuple[str, ...], scored: bool, tuned_on: str) -> list[tuple[str, str]]:
+    """Label sources: all units, then each split. A score source tuned on val/dev: each split (the
+    tuning split and those the threshold is applied to), never the in-sample/out-of-sample mix."""
+    if scored:
+        shown = list(splits) if tuned_on != ALL else [ALL]
+    else:
+        shown = [ALL, *splits]
+    return [(split, group) for split in shown for group in groups]
+
+
+def _mask(frame: pd.DataFrame, split: str, group: str) -> np.ndarray:
+    keep = np.ones(len(frame), dtype=bool)
+    if split != ALL:
+        keep &= (frame["split"] == split).to_numpy()
+    if group != ALL:
+        keep &= (frame["topic_type"] == group).to_numpy()
+    return keep
+
+
+def _metric_row(
+    source: str,
+    split: str,
+    group: str,
+    frame: pd.DataFrame,
+    predicted: np.ndarray,
+    weight: np.ndarray,
+    threshold: float | None,
+) -> MetricRow:
+    """Metrics over `frame`'s rows (reference in ref_value; `predicted` aligned with it)."""
+    keep = _mask(frame, split, group)
+    kept = keep & frame["ref_value"].notna().to_numpy() & pd.notna(predicted)
+    reference = frame["ref_value"].to_numpy(dtype=object)[kept]
+    chosen = np.asarray(predicted, dtype=object)[kept]
+    weights = weight[kept]
+    difficulty = frame["difficulty"].to_numpy(dtype=object)[kept]
+    result = metrics.binary_metrics(reference, chosen, weights, difficulty)
+    matrix = metrics.confusion(reference, chosen, weights)
+    return MetricRow(
+        source=source,
+        split=split,
+        group=group,
+        metrics=result,
+        confusion=((int(matrix[0, 0]), int(matrix[0, 1])), (int(matrix[1, 0]), int(matrix[1, 1]))),
+        excluded=int(weight[keep & ~kept].sum()),
+        threshold=threshold,
+    )
+
+
+def _threshold(source: str, scores: pd.DataFrame, splits: tuple[str, ...], override: float | None) -> Threshold:
+    """The caller's threshold, or the one tuned for balanced accuracy on the val/dev split.
+
+    `scores` has one row per (unit group) with columns score, split, ref_value (the reference's
+    binary label) and n; the grid spans [0, 1], or the scores' own range when they fall outside it.
+    """
+    tuned_on = next((s for s in splits if s in TUNING_SPLITS), ALL)
+    grid = metrics.threshold_grid(scores["score"].to_numpy(dtype=float))
+    if override is not None:
+        return Threshold(float(override), False, tuned_on, None, float(grid[0]), float(grid[-1]))
+    tuning = scores if tuned_on == ALL else scores[scores["split"] == tuned_on]
+    tuning = tuning[tuning["ref_value"].notna()]
+    tuned = metrics.tune_threshold(
+        tuning["score"].to_numpy(dtype=float), tuning["ref_value"].to_numpy(dtype=object), grid
+    )
+    if tuned is None:
+        raise FaithLensError(
+            f"cannot tune a threshold for {source}: the reference labels on the {tuned_on} units are not of both classes",
+            "set a threshold by hand",
+        )
+    return Threshold(tuned, True, tuned_on, tuned, float(grid[0]), float(grid[-1]))
+
+
+def _label_pair(
+    choice: SourceChoice, counts: pd.DataFrame, splits: tuple[str, ...], groups: tuple[str, ...]
+) -> tuple[MetricRow, ...]:
+    frame = counts[counts["source"] == choice.name]
+    weight = frame["n"].to_numpy(dtype=np.int64)
+    predicted = frame["cmp_value"].to_numpy(dtype=object)
+    return tuple(
+        _metric_row(choice.name, split, group, frame, predicted, weight, None)
+        for split, group in _row_sets(splits, groups, scored=False, tuned_on=ALL)
+    )
+
+
+def _score_pair(
+    choice: SourceChoice,
+    counts: pd.DataFrame,
+    splits: tuple[str, ...],
+    groups: tuple[str, ...],
+    override: float | None,
+) -> tuple[tuple[MetricRow, ...], Threshold]:
+    frame = counts[counts["source"] == choice.name]
+    scores = frame["score"].to_numpy(dtype=float)
+    scored = ~np.isnan(scores)
+    threshold = _threshold(choice.name, frame[scored], splits, override)
+    labels = metrics.apply_threshold(np.nan_to_num(scores), threshold.value)
+    predicted = np.where(scored, labels, None)
+    weight = frame["n"].to_numpy(dtype=np.int64)
+    rows = tuple(
+        _metric_row(choice.name, split, group, frame, predicted, weight, threshold.value)
+        for split, group in _row_sets(splits, groups, scored=True, tuned_on=threshold.tuned_on)
+    )
+    return rows, threshold
+
+
+def compare(
+    cur: duckdb.DuckDBPyConnection,
+    dataset: str,
+    level: str,
+    reference: str = GOLD,
+    sources: list[str] | None = None,
+    mapping: Mapping = DEFAULT,
+    thresholds: dict[str, float] | None = None,
+    by_topic: bool = False,
+) -> CompareResult:
+    """Reference vs each compared source (default: every other source at this level).
+
+    `thresholds` overrides the tuned threshold of named score sources; `by_topic` adds rows per
+    topic type (TofuEval main / marginal) beside each split's rows.
+    """
+    choices = available_sources(cur, dataset)
+    ref, compared = tally.choose_sources(choices, dataset, level, reference, sources)
+    splits = tally.splits(cur, dataset)
+    groups = (ALL, *(tally.topic_types(cur, dataset) if by_topic else ()))
+    counted = tally.tally(cur, dataset, level, ref, compared, mapping)
+    counts = counted.counts
+    pairs = []
+    for choice in compared:
+        if choice.mode == "score":
+            override = (thresholds or {}).get(choice.name)
+            rows, threshold = _score_pair(choice, counts, splits, groups, override)
+        else:
+            rows, threshold = _label_pair(choice, counts, splits, groups), None
+        both = int(counts.loc[counts["source"] == choice.name, "n"].sum())
+        pairs.append(PairResult(choice, rows, threshold, counted.coverage.get(choice.name, 0), both))
+    return CompareResult(
+        dataset=dataset,
+        level=level,
+        reference=ref,
+        reference_labelled=counted.coverage.get(ref.name, 0),
+        mapping=mapping,
+        splits=splits,
+        groups=groups,
+        pairs=tuple(pairs),
+    )
+
+
+def drill_down(
+    cur: duckdb.DuckDBPyConnection,
+    dataset: str,
+    level: str,
+    reference: str,
+    source: str,
+    reference_value: str,
+    compared_value: str,
+    mapping: Mapping = DEFAULT,
+    split: str = ALL,
+    group: str = ALL,
+    threshold: float | None = None,
+) -> list[Example]:
+    """The units of one confusion-matrix cell: the reference says `reference_value`, `source` says
+    `compared_value` (after the mapping; for a score source after `threshold`, tuned if None)."""
+    for name, value in (("reference_value", reference_value), ("compared_value", compared_value)):
+        if value not in CLASSES:
+            raise FaithLensError(f"{name} {value!r} is not a binary label", f"use {' or '.join(CLASSES)}")
+    choices = available_sources(cur, dataset)
+    ref, (choice,) = tally.choose_sources(choices, dataset, level, reference, [source])
+    splits = tally.splits(cur, dataset)
+    if split != ALL and split not in splits:
+        raise NotFoundError(f"{dataset} has no split {split!r}", f"use all or one of {', '.join(splits)}")
+    if choice.mode == "score" and threshold is None:
+        threshold = compare(cur, dataset, level, reference, [source], mapping).pairs[0].threshold.value
+    return tally.cell_units(
+        cur, dataset, level, ref, choice, mapping, (reference_value, compared_value), split, group, threshold
+    )

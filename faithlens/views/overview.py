@@ -1,0 +1,240 @@
+"""The Overview of one dataset: counts, what is missing, label distributions per source and
+level, and each generator's faithfulness tabulated the way the benchmark's paper does it (the
+dataset adapter names that table; `faithlens.analysis.generators` computes it).
+
+Every figure carries one caption line naming its label source, level and denominator. Counting
+happens in DuckDB; pandas only reshapes the small aggregated frames into charts and tables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+import pandas as pd
+
+from faithlens import datasets
+from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, ScoreFigure
+from faithlens.analysis.generators import NO_MODEL
+from faithlens.errors import NotFoundError
+from faithlens.views import catalog
+from faithlens.vocab import GOLD, LEVELS, VERDICTS
+
+
+@dataclass(frozen=True)
+class Counts:
+    """How much of a dataset is loaded."""
+
+    documents: int
+    documents_with_text: int
+    summaries: int
+    sentences: int
+    claims: int
+    labels: int
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The top of the Overview: what the dataset holds and lacks, and its per-generator tables."""
+
+    dataset: str
+    format: str
+    description: str | None
+    citation: str | None
+    counts: Counts
+    missing: tuple[str, ...]
+    """Plain sentences saying what this dataset lacks (texts, claims, labels, ...)."""
+    generators: tuple[BarFigure, ...]
+
+
+@dataclass(frozen=True)
+class LabelFigures:
+    """The bottom of the Overview: label distributions per source and level, and score quartiles."""
+
+    labels: BarFigure | None
+    scores: ScoreFigure | None
+
+
+@dataclass(frozen=True)
+class Overview:
+    """Everything the Overview page shows for one dataset."""
+
+    headline: Headline
+    figures: LabelFigures
+
+
+def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
+    """The Overview of `dataset`; raises NotFoundError when no such dataset is loaded."""
+    return Overview(build_headline(cur, dataset), build_label_figures(cur, dataset))
+
+
+def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str) -> Headline:
+    """Counts, what is missing and the generator tables: computed apart from the label figures so
+    the page can draw its first chart before the slower label distributions are ready."""
+    found = catalog.list_datasets(cur, dataset)
+    if not found:
+        raise NotFoundError(f"no dataset named {dataset!r} is loaded", "pick one in the sidebar")
+    (info,) = found
+    n_labels = cur.execute("SELECT count(*) FROM current_label WHERE dataset = ?", [dataset]).fetchone()[0]
+    counts = Counts(
+        info.documents, info.documents_with_text, info.summaries, info.sentences, info.claims, int(n_labels)
+    )
+    generators = datasets.paper_tables(info.format)(cur, dataset)
+    return Headline(
+        dataset=dataset,
+        format=info.format,
+        description=info.description,
+        citation=info.citation,
+        counts=counts,
+        missing=tuple(missing(cur, dataset, counts)),
+        generators=tuple(generators),
+    )
+
+
+def build_label_figures(cur: duckdb.DuckDBPyConnection, dataset: str) -> LabelFigures:
+    return LabelFigures(labels=label_distribution(cur, dataset), scores=score_distribution(cur, dataset))
+
+
+def missing(cur: duckdb.DuckDBPyConnection, dataset: str, counts: Counts) -> list[str]:
+    """What the dataset lacks, one sentence each, so pages can say it instead of showing blanks."""
+    notes = []
+    if counts.summaries == 0:
+        notes.append("No summaries: this dataset holds nothing to show.")
+    without_text = counts.documents - counts.documents_with_text
+    if without_text:
+        row = cur.execute(
+            "SELECT mode(text_note) FROM document WHERE dataset = ? AND text IS NULL", [dataset]
+        ).fetchone()
+        why = f" {row[0]}" if row and row[0] else ""
+        notes.append(f"No source text for {without_text:,} of {counts.documents:,} documents.{why}")
+    if counts.summaries and counts.sentences == 0:
+        notes.append("No sentences: summaries are not split into labelled sentences in this dataset.")
+    if counts.summaries and counts.claims == 0:
+        notes.append("No claims: summaries are not decomposed into claims in this dataset.")
+    if counts.summaries and counts.labels == 0:
+        notes.append("No labels: no label source has labelled anything in this dataset yet.")
+    empty_sources = cur.execute(
+        """
+        SELECT s.source FROM label_source s
+        WHERE s.dataset = ? AND NOT EXISTS (SELECT 1 FROM label l WHERE l.dataset = s.dataset AND l.source = s.source)
+        ORDER BY s.source
+        """,
+        [dataset],
+    ).fetchall()
+    if counts.labels and empty_sources:
+        names = ", ".join(row[0] for row in empty_sources)
+        notes.append(f"Label sources with no labels: {names}.")
+    no_model = cur.execute("SELECT count(*) FROM summary WHERE dataset = ? AND model IS NULL", [dataset]).fetchone()[0]
+    if no_model:
+        subject = "1 summary names" if no_model == 1 else f"{no_model:,} summaries name"
+        notes.append(f"{subject} no generator model; they are grouped as {NO_MODEL!r}.")
+    return notes
+
+
+# ---------------------------------------------------------------- label distributions
+
+
+def _level_order(level: str) -> int:
+    return LEVELS.index(level) if level in LEVELS else len(LEVELS)
+
+
+def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigure | None:
+    """Current labels per (source, level): the share of each verdict; score-only sources noted."""
+    counted = cur.execute(
+        """
+        SELECT l.source, s.kind, l.level, l.value::VARCHAR AS value, count(*) AS n, count(l.score) AS scored
+        FROM current_label l LEFT JOIN label_source s ON s.dataset = l.dataset AND s.source = l.source
+        WHERE l.dataset = ?
+        GROUP BY ALL
+        """,
+        [dataset],
+    ).df()
+    if counted.empty:
+        return None
+    rows, bars = [], []
+    for (source, kind, level), part in counted.groupby(["source", "kind", "level"], dropna=False, sort=False):
+        verdicts = part.dropna(subset=["value"]).set_index("value")["n"]
+        without = part[part["value"].isna()]
+        labelled = int(verdicts.sum())
+        row = {"source": source, "kind": kind, "level": level, "labelled": labelled}
+        for verdict, n in verdicts.items():
+            row[verdict] = int(n)
+            row[f"{verdict} %"] = round(100 * n / labelled, 1)
+            bars.append((f"{source} · {level}", verdict, 100 * n / labelled, int(n), labelled))
+        scored_only = int(without["scored"].sum())
+        row["score only"] = scored_only
+        row["note"] = _label_note(labelled, scored_only, int(without["n"].sum()) - scored_only)
+        rows.append(row)
+    table = _order_sources(pd.DataFrame(rows))
+    columns = ["source", "kind", "level", "labelled"]
+    for verdict in VERDICTS:
+        if verdict in table:
+            columns += [verdict, f"{verdict} %"]
+    table = table[[*columns, "score only", "note"]]
+    has_verdicts = table["labelled"] > 0
+    for verdict in VERDICTS:
+        if verdict in table:
+            table[verdict] = table[verdict].where(~has_verdicts, table[verdict].fillna(0)).astype("Int64")
+            share = f"{verdict} %"
+            table[share] = table[share].where(~has_verdicts, table[share].fillna(0.0))
+    order = {f"{s} · {lv}": i for i, (s, lv) in enumerate(zip(table["source"], table["level"], strict=True))}
+    bar_frame = pd.DataFrame(bars, columns=BAR_COLUMNS)
+    bar_frame = bar_frame.assign(_g=bar_frame["group"].map(order), _s=bar_frame["series"].map(VERDICTS.index))
+    bar_frame = bar_frame.sort_values(["_g", "_s"])[BAR_COLUMNS]
+    return BarFigure(
+        key="label_distribution",
+        title="Label distribution per label source and level",
+        caption=(
+            "Current label per target and source; share of each verdict among the targets that source labelled "
+            "at that level (denominator: labels with a verdict). Score-only sources have no verdict: see their "
+            "score distribution."
+        ),
+        bars=bar_frame.reset_index(drop=True),
+        table=table.reset_index(drop=True),
+        stacked=True,
+        axis="% of labelled targets",
+    )
+
+
+def _label_note(labelled: int, scored_only: int, empty: int) -> str:
+    parts = []
+    if not labelled and scored_only:
+        parts.append("score only: see the score distribution")
+    elif scored_only:
+        parts.append(f"{scored_only:,} more with a score and no verdict")
+    if empty:
+        parts.append(f"{empty:,} labels with neither verdict nor score")
+    return "; ".join(parts)
+
+
+def _order_sources(table: pd.DataFrame) -> pd.DataFrame:
+    """Gold first, then sources by name; levels summary, sentence, claim."""
+    keys = table.assign(_gold=table["source"] != GOLD, _level=table["level"].map(_level_order), _source=table["source"])
+    return keys.sort_values(["_gold", "_source", "_level"]).drop(columns=["_gold", "_level", "_source"])
+
+
+def score_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> ScoreFigure | None:
+    """Quartiles of each score-only source (labels with a score and no verdict), per level."""
+    table = cur.execute(
+        """
+        SELECT source, level, count(*) AS n, min(score) AS min,
+               quantile_cont(score, 0.25) AS q1, median(score) AS median, quantile_cont(score, 0.75) AS q3,
+               max(score) AS max, avg(score) AS mean
+        FROM current_label
+        WHERE dataset = ? AND value IS NULL AND score IS NOT NULL
+        GROUP BY ALL ORDER BY source, level
+        """,
+        [dataset],
+    ).df()
+    if table.empty:
+        return None
+    return ScoreFigure(
+        key="score_distribution",
+        title="Score-only sources: score distribution",
+        caption=(
+            "Sources that give a score and no verdict, per level: box = quartiles, whiskers = min and max, "
+            "over every target the source scored (n in the table). Any faithful/unfaithful threshold is applied "
+            "later, at read time."
+        ),
+        table=table,
+    )

@@ -1,0 +1,72 @@
+"""The pages' URL states: what each page shows, as typed values that `faithlens.querystate` reads
+from and writes to the query string, and that cross-page links are built from.
+
+Kept apart from the read models so the shell can know every page's state without importing the
+heavier modules (scikit-learn behind Compare) that only one page needs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from faithlens.analysis.mapping import DEFAULT, FAITHFUL, UNFAITHFUL, Mapping
+from faithlens.analysis.thresholds import Thresholds
+from faithlens.build.alignment import TOP_K
+from faithlens.filters import Filters
+from faithlens.querystate import param
+from faithlens.vocab import LEVELS
+
+
+@dataclass(frozen=True)
+class OverviewState:
+    """The Overview's URL state: only the dataset."""
+
+    dataset: str | None = None
+
+
+@dataclass(frozen=True)
+class DetailState:
+    """The detail view's URL state: which summary, which sentence (1-based), which unit (by id,
+    as links from Compare name it), and how the stored alignment and the n-gram overlap are shown.
+
+    `unit` is checked against the opened summary by `resolve_selection`, which turns a sentence
+    unit into `sentence` and keeps only a claim in `unit`."""
+
+    summary: str | None = None
+    sentence: int | None = param(bounds=(1, 10_000))
+    unit: str | None = None
+    passages: int = param(3, bounds=(1, TOP_K))
+    min_score: int = param(0, bounds=(0, 100))
+    ngram: int | None = param(bounds=(1, 8))
+
+
+@dataclass(frozen=True)
+class ExploreState:
+    """Everything Explore shows, as its URL says it: the dataset, the filters, and the summary view."""
+
+    dataset: str | None = None
+    filters: Filters = field(default_factory=Filters)
+    detail: DetailState = field(default_factory=DetailState)
+
+
+CELLS = tuple(f"{reference},{compared}" for reference in (FAITHFUL, UNFAITHFUL) for compared in (FAITHFUL, UNFAITHFUL))
+"""A confusion-matrix cell as the URL names it: the reference's label, then the compared source's."""
+
+
+@dataclass(frozen=True)
+class CompareState:
+    """Everything Compare shows, as its URL says it. Empty `sources` means every other source at
+    the level; `topics` adds rows per topic type; `thresholds` holds only the moved ones; `view`
+    is the split the matrices show; `pair`, `dsplit` and `cell` pick the drill-down."""
+
+    dataset: str | None = None
+    level: str | None = param(choices=LEVELS)
+    reference: str | None = None
+    sources: tuple[str, ...] = ()
+    mapping: Mapping = DEFAULT
+    topics: bool = True
+    thresholds: Thresholds = Thresholds()
+    view: str | None = None
+    pair: str | None = None
+    dsplit: str | None = None
+    cell: str | None = param(choices=CELLS)

@@ -1,0 +1,169 @@
+"""Sentence-to-passage alignment: a copied sentence finds its own passage, a paraphrase still
+finds its support, and ingest/import store the alignments for every document that has text."""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from faithlens.build import alignment, ingest
+from tests.raw import storysumm_records
+
+# The StorySumm story of summary 1e21553b..., with summary sentences written by the generators and
+# the words of the story passage that supports each (checked by reading the story).
+DANIEL_SUMMARY = "1e21553b47944b67bc2cdf67860d8e15"
+PARAPHRASES = [
+    ("He hears a beautiful song coming from just beyond what he can see and goes to investigate.", "A song calling"),
+    (
+        "He finds a mermaid sitting on a rock, but the sky suddenly goes black and time stands still.",
+        "the sky went black",
+    ),
+    ("He panics and crashes the boat, knocking himself unconscious.", "knocking Daniel unconscious"),
+    ("He wakes up again on the beach and the seal is there, singing the same song.", "again he was on the beach"),
+    ("Daniel smiles and brings them back to the beach.", "Daniel smiled wide"),
+    ("A seal, not a mermaid, was singing; up close it turned out large and gray.", "decidedly gray"),
+]
+
+
+def _story(summary_id: str) -> str:
+    return storysumm_records()[summary_id]["story"]
+
+
+def test_a_sentence_copied_from_the_story_aligns_to_its_own_passage() -> None:
+    story = _story(DANIEL_SUMMARY)
+    copied = [s for s in re.split(r"(?<=[.!?])\s+", story) if len(s.split()) >= 8]
+    assert len(copied) > 20
+    results = alignment.align(copied, story)
+    for sentence, matches in zip(copied, results, strict=True):
+        best = matches[0]
+        start = story.index(sentence)
+        end = start + len(sentence)
+        # Our splitter may cut where this naive split did not (after a closing quote), so the best
+        # passage must overlap the copied sentence and match it almost perfectly.
+        assert best.start < end and start < best.end, (sentence, story[best.start : best.end])
+        assert best.score >= 90
+
+
+def test_a_paraphrase_still_finds_its_supporting_passage() -> None:
+    story = _story(DANIEL_SUMMARY)
+    results = alignment.align([sentence for sentence, _ in PARAPHRASES], story, top_k=3)
+    firsts = 0
+    for (sentence, support), matches in zip(PARAPHRASES, results, strict=True):
+        found = [m.rank for m in matches if support in story[m.start : m.end]]
+        assert found, f"{sentence!r}: none of the top 3 passages holds {support!r}"
+        firsts += found[0] == 1
+    assert firsts >= len(PARAPHRASES) - 1
+
+
+def test_passages_are_ordered_disjoint_and_cover_every_sentence() -> None:
+    story = _story(DANIEL_SUMMARY)
+    spans = alignment.passages(story)
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(spans, spans[1:], strict=False))
+    covered = "".join(story[start:end] for start, end in spans)
+    assert re.sub(r"\s", "", covered) == re.sub(r"\s", "", story)
+    short = "Yes. No. He ran to the marina to find a boat he could borrow."
+    assert [short[s:e] for s, e in alignment.passages(short)] == [short]
+
+
+def test_run_on_text_is_cut_into_windows() -> None:
+    text = " ".join(f"word{i}" for i in range(alignment.MAX_PASSAGE_TOKENS * 2 + 5))
+    spans = alignment.passages(text)
+    assert len(spans) == 3
+    assert all(len(text[s:e].split()) <= alignment.MAX_PASSAGE_TOKENS for s, e in spans)
+
+
+def test_ingest_stores_top_passages_for_every_storysumm_sentence(built_db: Path) -> None:
+    records = storysumm_records()
+    expected_sentences = sum(len(r["summary"]) for r in records.values())
+    conn = duckdb.connect(str(built_db), read_only=True)
+    try:
+        rows = conn.execute(
+            """
+            SELECT a.unit_id, list(a.rank ORDER BY a.rank), list(a.score ORDER BY a.rank),
+                   bool_and(a.start_char >= 0 AND a.end_char <= length(d.text) AND a.start_char < a.end_char)
+            FROM alignment a
+            JOIN unit u ON u.dataset = a.dataset AND u.unit_id = a.unit_id
+            JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id
+            JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
+            WHERE a.dataset = 'storysumm' GROUP BY a.unit_id
+            """
+        ).fetchall()
+        other = conn.execute("SELECT count(*) FROM alignment WHERE dataset <> 'storysumm'").fetchone()[0]
+    finally:
+        conn.close()
+    assert len(rows) == expected_sentences
+    for _, ranks, scores, inside in rows:
+        assert ranks == list(range(1, alignment.TOP_K + 1))
+        assert scores == sorted(scores, reverse=True)
+        assert inside
+    assert other == 0, "FABLES and TofuEval ship no source text, so nothing can be aligned"
+
+
+def test_attaching_tofueval_transcripts_aligns_their_summaries(db_copy: Path, tmp_path: Path) -> None:
+    with (Path(__file__).parents[2] / "data/tofueval/factual_consistency/mediasum_factual_eval_dev.csv").open(
+        encoding="utf-8", newline=""
+    ) as handle:
+        rows = list(csv.DictReader(handle))
+    doc_id = rows[0]["doc_id"]
+    sentences = [row["summ_sent"] for row in rows if row["doc_id"] == doc_id]
+    transcript = "HOST: Welcome back to the program.\n" + "\n".join(f"GUEST: {s}" for s in sentences)
+    docs = tmp_path / "transcripts.csv"
+    with docs.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["doc_id", "source"])
+        writer.writerow([doc_id, transcript])
+    ingest.import_file(db_copy, docs, "tofueval-docs")
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    try:
+        aligned = conn.execute(
+            """
+            SELECT u.text, d.text[a.start_char + 1 : a.end_char]
+            FROM alignment a JOIN unit u ON u.dataset = a.dataset AND u.unit_id = a.unit_id
+            JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id
+            JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
+            WHERE a.dataset = 'tofueval' AND a.rank = 1
+            """
+        ).fetchall()
+        documents = conn.execute(
+            """
+            SELECT DISTINCT s.document_id FROM alignment a
+            JOIN unit u ON u.dataset = a.dataset AND u.unit_id = a.unit_id
+            JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id WHERE a.dataset = 'tofueval'
+            """
+        ).fetchall()
+    finally:
+        conn.close()
+    assert documents == [(doc_id,)]
+    assert len(aligned) == len(sentences)
+    assert all(sentence in passage for sentence, passage in aligned)
+
+
+@pytest.mark.parametrize("with_text", [True, False])
+def test_canonical_import_aligns_only_documents_with_text(db_copy: Path, tmp_path: Path, with_text: bool) -> None:
+    line = {
+        "document_id": "d1",
+        "summary_id": "s1",
+        "sentences": [{"text": "The storm came at dawn."}, {"text": "Ann sailed north with her brother."}],
+    }
+    if with_text:
+        line["document"] = "Ann sailed north with her brother. Nobody expected it. The storm came at dawn."
+    path = tmp_path / "mine.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ingest.import_file(db_copy, path, "canonical")
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    try:
+        best = conn.execute(
+            "SELECT a.unit_id, a.start_char, a.end_char FROM alignment a WHERE dataset = 'mine' AND rank = 1 ORDER BY 1"
+        ).fetchall()
+    finally:
+        conn.close()
+    if with_text:
+        # "Nobody expected it." is too short to stand alone, so it is merged with the next sentence.
+        assert best == [("s1#s0", 35, 78), ("s1#s1", 0, 34)]
+    else:
+        assert best == []

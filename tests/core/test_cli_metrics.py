@@ -1,0 +1,136 @@
+"""`python -m faithlens metrics`: the JSON shape, --db and FAITHLENS_DB, and exit 2 with one line
+on stderr for choices it cannot honour."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from faithlens import cli, config
+from tests import raw
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = {
+    "source",
+    "split",
+    "n",
+    "kappa",
+    "pct_faithful",
+    "precision",
+    "recall",
+    "pct_easy_detected",
+    "pct_hard_detected",
+    "balanced_accuracy",
+    "f1_faithful",
+    "f1_unfaithful",
+    "threshold",
+}
+ARGS = ["metrics", "--dataset", "storysumm", "--level", "summary", "--reference", "gold", "--json"]
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture) -> tuple[int, str, str]:
+    code = cli.main(args)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_rows_per_source_and_split(built_db: Path, capsys: pytest.CaptureFixture) -> None:
+    sources = "fables-gpt-4-turbo-preview,unieval"
+    code, out, err = run([*ARGS, "--sources", sources, "--db", str(built_db)], capsys)
+    assert code == 0, err
+    rows = json.loads(out)
+    assert all(set(row) == KEYS for row in rows)
+    assert [(row["source"], row["split"]) for row in rows] == [
+        ("fables-gpt-4-turbo-preview", "all"),
+        ("fables-gpt-4-turbo-preview", "val"),
+        ("fables-gpt-4-turbo-preview", "test"),
+        ("unieval", "val"),
+        ("unieval", "test"),
+    ]
+    records, fables = raw.storysumm_records(), raw.storysumm_predictions()["fables-gpt-4-turbo-preview"]
+    first = rows[0]
+    assert first["n"] == len(records)
+    assert first["pct_faithful"] == pytest.approx(
+        100 * sum(p["label"] for p in fables.values()) / len(fables), abs=1e-4
+    )
+    ids = sorted(records)
+    kappa = cohen_kappa_score([records[i]["label"] for i in ids], [fables[i]["label"] for i in ids])
+    assert first["kappa"] == pytest.approx(kappa, abs=1e-5)
+    assert first["threshold"] is None
+    assert 0 <= rows[3]["threshold"] <= 1 and rows[3]["threshold"] == rows[4]["threshold"]
+    assert all(0 <= row["balanced_accuracy"] <= 100 for row in rows), "percentages are 0-100"
+    val = [i for i in ids if records[i]["split"] == "val"]
+    assert rows[1]["n"] == len(val) and rows[3]["n"] == len(val)
+
+
+def test_unknown_fields_are_null_not_zero(built_db: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, _ = run(
+        ["metrics", "--dataset", "storysumm", "--level", "sentence", "--json", "--db", str(built_db)], capsys
+    )
+    rows = json.loads(out)
+    assert code == 0 and {row["source"] for row in rows} == {"minicheck-flan-t5-large"}
+    assert all(row["pct_easy_detected"] is None and row["pct_hard_detected"] is None for row in rows)
+
+
+def test_faithlens_db_environment_variable(
+    built_db: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(config.SETTINGS["db"].env, str(built_db))
+    code, out, err = run([*ARGS, "--sources", "mixtral/cot"], capsys)
+    assert code == 0, err
+    assert {row["source"] for row in json.loads(out)} == {"mixtral/cot"}
+
+
+def test_mapping_option_decides_which_claims_count(db_copy: Path, capsys: pytest.CaptureFixture) -> None:
+    gold = raw.fables_expected()["labels"]["gold"]["claim"]
+    with duckdb.connect(str(db_copy)) as conn:
+        conn.execute("INSERT INTO label_source (dataset, source, kind) VALUES ('fables', 'coder:yes', 'coder')")
+        conn.execute(
+            "INSERT INTO label (dataset, source, level, target_id, value) SELECT dataset, 'coder:yes', level, "
+            "target_id, 'faithful' FROM current_label WHERE dataset = 'fables' AND source = 'gold'"
+        )
+    base = ["metrics", "--dataset", "fables", "--level", "claim", "--json", "--db", str(db_copy)]
+    default = json.loads(run(base, capsys)[1])
+    as_fables = json.loads(run([*base, "--mapping", "partial=exclude"], capsys)[1])
+    assert [row["split"] for row in default] == ["all"], "FABLES has no splits"
+    assert default[0]["n"] == gold["faithful"] + gold["unfaithful"] + gold["partial"]
+    assert as_fables[0]["n"] == gold["faithful"] + gold["unfaithful"]
+
+
+def test_a_dataset_with_one_source_has_nothing_to_compare(built_db: Path, capsys: pytest.CaptureFixture) -> None:
+    code, out, err = run(["metrics", "--dataset", "fables", "--level", "claim", "--db", str(built_db)], capsys)
+    assert code == 2 and out == "" and "nothing to compare" in err
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--sources", "no-such-source"],
+        ["--reference", "unieval"],
+        ["--mapping", "partial=perhaps"],
+        ["--level", "paragraph"],
+        ["--dataset", "nope"],
+        ["--threshold", "unieval=high"],
+    ],
+)
+def test_bad_arguments_exit_2_with_one_line(built_db: Path, capsys: pytest.CaptureFixture, extra: list[str]) -> None:
+    code, out, err = run([*ARGS, "--db", str(built_db), *extra], capsys)
+    assert code == 2
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: ")
+
+
+def test_runs_as_a_module(built_db: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "faithlens", *ARGS, "--sources", "nope", "--db", str(built_db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert result.returncode == 2 and "no label source 'nope'" in result.stderr

@@ -1,0 +1,75 @@
+"""Every page runs without an exception or error box for every bundled dataset (AppTest, no
+browser), and the settings the app reads are documented in .streamlit/secrets.toml.example."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from faithlens import config
+from faithlens.datasets import VENDORED
+from tests.browser.helpers import ROOT, app_pages
+
+
+@pytest.mark.parametrize("dataset", [b.name for b in VENDORED])
+@pytest.mark.parametrize("script", app_pages())
+def test_page_runs_cleanly(app_test, script: str, dataset: str) -> None:
+    """Entered from app.py as the server does, so the shared sidebar's page links resolve."""
+    at = app_test("app.py", dataset=dataset)
+    at.switch_page(script)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="dataset_picker").value == dataset
+    assert at.query_params["dataset"] == dataset
+    links = [link.proto.page for link in at.sidebar.get("page_link")]
+    assert len(links) == len(app_pages()), links
+
+
+@pytest.mark.parametrize("script", app_pages()[1:])
+def test_page_file_run_on_its_own_still_runs(app_test, script: str) -> None:
+    """`AppTest.from_file("pages/x.py")` knows no other page: the shell leaves its links out."""
+    at = app_test(script, dataset="storysumm")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def test_every_setting_is_documented_in_the_secrets_example() -> None:
+    example = (ROOT / ".streamlit" / "secrets.toml.example").read_text(encoding="utf-8")
+    for setting in config.SETTINGS.values():
+        assert setting.env in example, f"{setting.env} is read by the app but missing from secrets.toml.example"
+
+
+def test_a_locked_database_shows_the_error_box_with_what_to_do(app_test, db_copy, monkeypatch) -> None:
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            f"import duckdb, time; c = duckdb.connect({str(db_copy)!r}); print('held', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
+        at = app_test("app.py", dataset="storysumm")
+        at.run()
+    finally:
+        holder.kill()
+        holder.wait()
+    assert not at.exception
+    (box,) = at.error
+    assert f"process {holder.pid}" in box.value and "What to do" in box.value
+
+
+@pytest.mark.parametrize("script", app_pages())
+def test_an_empty_database_says_how_to_build_it(app_test, tmp_path, monkeypatch, script: str) -> None:
+    monkeypatch.setenv(config.SETTINGS["db"].env, str(tmp_path / "empty.duckdb"))
+    at = app_test("app.py")
+    at.switch_page(script)
+    at.run()
+    assert not at.exception
+    assert any("faithlens ingest" in w.value for w in at.warning)

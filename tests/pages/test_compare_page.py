@@ -1,0 +1,174 @@
+"""The Compare page in AppTest: tables and heatmaps for StorySumm, choices read from and written to
+the URL, the threshold slider, the mapping, drill-down links into Explore, and bad URL values.
+
+The page is reached through app.py and `switch_page`, as in the real app, so its links to
+Explore resolve."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs
+
+import numpy as np
+import pytest
+from sklearn.metrics import balanced_accuracy_score
+
+from tests import raw
+
+PAGE = "pages/compare.py"
+FABLES = "fables-gpt-4-turbo-preview"
+SCORE_SOURCES = ("alignscore-roberta-large", "unieval")
+MAP_PARTIAL = "compare.storysumm.map.partial"
+SLIDER = "compare.storysumm.threshold.summary.gold.partial=unfaithful,unverifiable=exclude,ambiguous=exclude.unieval"
+
+
+@pytest.fixture
+def compare_page(app_test):
+    def make(**params: str | list[str]):
+        at = app_test("app.py", **params)
+        at.switch_page(PAGE)
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert not at.error, [e.value for e in at.error]
+        return at
+
+    return make
+
+
+def charts(at) -> dict[str, dict]:
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    return {spec["layout"]["title"]["text"]: spec for spec in specs}
+
+
+def table(at, index: int = 0):
+    return at.dataframe[index].value
+
+
+def explore_links(at) -> list[dict[str, list[str]]]:
+    return [
+        parse_qs(link.proto.query_string)
+        for link in at.get("page_link")
+        if link.proto.label.startswith("Open in Explore")
+    ]
+
+
+def raw_cell(ref: int, cmp: int) -> set[str]:
+    records, fables = raw.storysumm_records(), raw.storysumm_predictions()[FABLES]
+    return {i for i, r in records.items() if r["label"] == ref and fables[i]["label"] == cmp}
+
+
+def test_storysumm_shows_every_evaluator_with_its_rows_and_matrices(compare_page) -> None:
+    at = compare_page(dataset="storysumm")
+    predictions = raw.storysumm_predictions()
+    overview = table(at)
+    expected_rows = sum(2 if source in SCORE_SOURCES else 3 for source in predictions)
+    assert len(overview) == expected_rows
+    assert set(overview["Source"]) == set(predictions)
+    assert set(overview.loc[overview["Source"] == "unieval", "Split"]) == {"val", "test"}
+    assert len(at.get("plotly_chart")) == len(predictions) - len(SCORE_SOURCES) + 2 * len(SCORE_SOURCES)
+    assert at.query_params["level"] == "summary" and at.query_params["reference"] == "gold"
+
+
+def test_fables_heatmap_counts_match_the_raw_files(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources=FABLES)
+    spec = charts(at)[f"{FABLES} · all units"]
+    expected = [[len(raw_cell(1, 1)), len(raw_cell(1, 0))], [len(raw_cell(0, 1)), len(raw_cell(0, 0))]]
+    assert spec["data"][0]["customdata"] == expected, "reference on the rows, faithful first"
+    assert spec["data"][0]["y"] == ["faithful", "unfaithful"]
+    row = table(at).query("Source == @FABLES and Split == 'all'").iloc[0]
+    assert row["n"] == 96
+
+
+def test_choices_come_from_the_url_and_go_back_to_it(compare_page) -> None:
+    at = compare_page(dataset="storysumm", level="sentence")
+    assert at.radio[0].value == "sentence"
+    assert at.multiselect[0].value == ["minicheck-flan-t5-large"]
+    at.radio[0].set_value("summary").run()
+    assert at.query_params["level"] == "summary"
+    at.multiselect[0].set_value([FABLES, "unieval"]).run()
+    assert at.query_params["sources"] == [FABLES, "unieval"]
+    assert set(table(at)["Source"]) == {FABLES, "unieval"}
+
+
+def test_view_split_shows_that_splits_matrices(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources=[FABLES, "unieval"], view="test")
+    assert set(charts(at)) == {f"{FABLES} · test split", "unieval · test split"}
+    records = raw.storysumm_records()
+    n_test = sum(r["split"] == "test" for r in records.values())
+    assert sum(map(sum, charts(at)[f"{FABLES} · test split"]["data"][0]["customdata"])) == n_test
+
+
+def test_threshold_slider_updates_rows_and_url(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources="unieval")
+    tuned = at.slider(key=SLIDER).value
+    assert tuned == pytest.approx(131 / 149), "the first best of np.linspace(0, 1, 150) on val"
+    at.slider(key=SLIDER).set_value(0.5).run()
+    records, unieval = raw.storysumm_records(), raw.storysumm_predictions()["unieval"]
+    val = [i for i, r in records.items() if r["split"] == "val"]
+    share = 100 * np.mean([unieval[i]["probs"] > 0.5 for i in val])
+    row = table(at).query("Split == 'val'").iloc[0]
+    assert row["% faithful"] == pytest.approx(share) and row["Threshold"] == pytest.approx(0.5)
+    assert at.query_params["thresholds"] == "unieval=0.5"
+    at.button(key=f"{SLIDER}.reset").click().run()
+    assert at.slider(key=SLIDER).value == pytest.approx(tuned)
+    assert "thresholds" not in at.query_params
+
+
+def test_threshold_from_the_url(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources="unieval", thresholds="unieval=0.7")
+    assert at.slider(key=SLIDER).value == pytest.approx(0.7)
+    records, unieval = raw.storysumm_records(), raw.storysumm_predictions()["unieval"]
+    test = [i for i, r in records.items() if r["split"] == "test"]
+    gold = [r["label"] for i, r in records.items() if r["split"] == "test"]
+    bacc = 100 * balanced_accuracy_score(gold, [int(unieval[i]["probs"] > 0.7) for i in test])
+    assert table(at).query("Split == 'test'").iloc[0]["Balanced acc. %"] == pytest.approx(bacc)
+
+
+def test_mapping_from_the_url_and_back(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources=FABLES, mapping="partial=exclude")
+    assert at.selectbox(key=MAP_PARTIAL).value == "exclude"
+    assert at.query_params["mapping"] == "partial=exclude,unverifiable=exclude,ambiguous=exclude"
+    at.selectbox(key=MAP_PARTIAL).set_value("unfaithful").run()
+    assert "mapping" not in at.query_params, "the default mapping stays out of the URL"
+    assert at.expander[0].label == "Label mapping to binary: partial=unfaithful,unverifiable=exclude,ambiguous=exclude"
+
+
+def test_drill_down_lists_the_cells_units_with_explore_links(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources=FABLES, pair=FABLES, cell="unfaithful,faithful")
+    links = explore_links(at)
+    expected = raw_cell(0, 1)
+    assert {link["summary"][0] for link in links} == expected and len(links) == len(expected)
+    assert all(link["dataset"] == ["storysumm"] and link["source"] == [FABLES] for link in links)
+    assert at.query_params["cell"] == "unfaithful,faithful"
+    at.segmented_control[0].set_value("faithful,unfaithful").run()
+    assert {link["summary"][0] for link in explore_links(at)} == raw_cell(1, 0)
+
+
+def test_sentence_drill_down_links_select_the_sentence(compare_page) -> None:
+    at = compare_page(dataset="storysumm", level="sentence", cell="unfaithful,unfaithful")
+    links = explore_links(at)
+    assert links
+    for link in links:
+        summary_id, unit = link["summary"][0], link["unit"][0]
+        assert unit == f"{summary_id}#s{int(link['sentence'][0]) - 1}"
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"level": "paragraph", "reference": "nobody", "view": "never", "cell": "x,y"},
+        {"sources": ["nope", "unieval"], "thresholds": "unieval=high,=3,garbage", "mapping": "partial=maybe"},
+        {"pair": "nope", "dsplit": "nope", "topics": "x"},
+    ],
+)
+def test_bad_url_values_fall_back_to_defaults(compare_page, params: dict[str, str]) -> None:
+    at = compare_page(dataset="storysumm", **params)
+    assert at.radio[0].value == "summary"
+    assert len(table(at)) >= 2
+
+
+@pytest.mark.parametrize("dataset", ["tofueval", "fables"])
+def test_a_dataset_with_only_gold_says_there_is_nothing_to_compare(compare_page, dataset: str) -> None:
+    at = compare_page(dataset=dataset)
+    assert any("nothing to compare" in info.value for info in at.info)
+    assert not at.get("plotly_chart")

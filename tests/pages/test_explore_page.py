@@ -1,0 +1,298 @@
+"""The Explore page in AppTest: deep links, filters and the URL, row choice, previous/next,
+the detail per dataset, and escaped dataset text in the page's HTML."""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+import shutil
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from faithlens import config
+from faithlens.build import ingest
+from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records
+
+PAGE = "pages/explore.py"
+DANIEL = "1e21553b47944b67bc2cdf67860d8e15"
+FABLES = "fables-gpt-4-turbo-preview"
+
+
+def key(dataset: str, name: str) -> str:
+    return f"explore.{dataset}.{name}"
+
+
+def caption(at) -> str:
+    return next(m.value for m in at.markdown if "summaries" in m.value or "summary where" in m.value)
+
+
+def html_blocks(at) -> str:
+    return "\n".join(block.value for block in at.html)
+
+
+def clean(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def test_deep_link_opens_the_summary_sentence_and_source(app_test) -> None:
+    record = storysumm_records()[DANIEL]
+    at = app_test(PAGE, dataset="storysumm", summary=DANIEL, sentence="8", source="gold", ngram="3")
+    at.run()
+    clean(at)
+    assert DANIEL in at.subheader[0].value
+    assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == 8
+    markup = html_blocks(at)
+    assert "fl-sent fl-label-unfaithful fl-selected" in markup
+    assert html.escape(record["summary"][7], quote=True) in markup
+    assert '<mark class="fl-align-best' in markup, "the chosen sentence's best passage is highlighted in the story"
+    assert at.query_params["summary"] == DANIEL and at.query_params["sentence"] == "8"
+    assert at.query_params["ngram"] == "3"
+
+
+def test_url_filters_are_applied_and_captioned(app_test) -> None:
+    at = app_test(PAGE, dataset="tofueval", error_types="Reasoning Error", split="dev")
+    at.run()
+    clean(at)
+    expected = set()
+    for path in (DATA / "tofueval" / "factual_consistency").glob("*_dev.csv"):
+        with path.open(encoding="utf-8", newline="") as handle:
+            expected |= {
+                (r["doc_id"], r["topic"], r["model_name"])
+                for r in csv.DictReader(handle)
+                if "Reasoning Error" in r["type"]
+            }
+    assert caption(at).startswith(f"**{len(expected)} summaries where split is dev")
+    assert at.multiselect(key=key("tofueval", "f.error_types")).value == ["Reasoning Error"]
+
+
+def test_changing_a_filter_updates_the_list_and_the_url(app_test) -> None:
+    records = storysumm_records()
+    at = app_test(PAGE, dataset="storysumm")
+    at.run()
+    at.selectbox(key=key("storysumm", "f.split")).set_value("test").run()
+    at.selectbox(key=key("storysumm", "f.difficulty")).set_value("hard").run()
+    clean(at)
+    expected = sum(1 for r in records.values() if r["split"] == "test" and r["difficulty"] == "hard")
+    assert caption(at).startswith(f"**{expected} summaries where split is test and difficulty is hard")
+    assert at.query_params["split"] == "test" and at.query_params["difficulty"] == "hard"
+    at.text_input(key=key("storysumm", "f.search")).input("mermaid").run()
+    assert at.query_params["search"] == "mermaid"
+    at.button(key=key("storysumm", "clear")).click().run()
+    clean(at)
+    assert caption(at) == f"**All {len(records)} summaries**"
+    assert "split" not in at.query_params and "search" not in at.query_params
+
+
+def test_choosing_a_row_opens_that_summary_and_next_moves_on(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm", split="val")
+    at.run()
+    table = at.dataframe[0].value
+    at.session_state[key("storysumm", "table")] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    clean(at)
+    chosen = table["summary"].iloc[2]
+    assert at.query_params["summary"] == chosen
+    assert chosen in at.subheader[0].value
+    at.button(key=key("storysumm", "next")).click().run()
+    clean(at)
+    assert at.query_params["summary"] == table["summary"].iloc[3]
+    assert at.query_params["split"] == "val"
+    at.button(key=key("storysumm", "previous")).click().run()
+    assert at.query_params["summary"] == chosen
+
+
+def test_a_summary_level_source_says_it_has_no_sentence_labels(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm", summary=DANIEL, source="gpt-4-0125-preview/cot")
+    at.run()
+    clean(at)
+    assert any("gives no sentence labels" in c.value for c in at.caption)
+    assert "fl-sent fl-label-none" in html_blocks(at)
+    reasoning = [e for e in at.expander if "gpt\\-4\\-0125\\-preview/cot" in e.label or "gpt-4-0125" in e.label]
+    assert reasoning, "the CoT reasoning is expandable"
+
+
+def test_fables_says_why_the_book_is_missing_and_shows_claims_and_comment(app_test) -> None:
+    book, models = next(iter(fables_books().items()))
+    model, raw = next(iter(models.items()))
+    at = app_test(PAGE, dataset="fables", summary=f"{book} / {model}")
+    at.run()
+    clean(at)
+    assert any("copyrighted" in info.value for info in at.info)
+    markup = html_blocks(at)
+    assert html.escape(raw["general_comment"][:60], quote=True) in markup
+    first = raw["claims"][min(raw["claims"], key=int)]["claim"]
+    assert html.escape(first, quote=True) in markup
+
+
+def fables_claim(index: int) -> tuple[str, str, dict]:
+    """(summary id, unit id, raw claim) of the `index`-th claim of the first FABLES summary."""
+    book, models = next(iter(fables_books().items()))
+    model, raw = next(iter(models.items()))
+    summary_id = f"{book} / {model}"
+    number = sorted(raw["claims"], key=int)[index]
+    return summary_id, f"{summary_id}#c{number}", raw["claims"][number]
+
+
+def chosen_claims(at) -> list[str]:
+    """Text of the claim list items marked as chosen (the boxed copy is checked separately)."""
+    return re.findall(r'<li class="fl-selected" aria-current="true">(.*?)</li>', html_blocks(at), re.S)
+
+
+def test_a_claim_unit_link_marks_that_claim_and_stays_in_the_url(app_test) -> None:
+    summary_id, unit_id, claim = fables_claim(2)
+    at = app_test(PAGE, dataset="fables", summary=summary_id, unit=unit_id)
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    claim_text = html.escape(claim["claim"], quote=True)
+    (marked,) = chosen_claims(at)
+    assert f"<b>C3</b> {claim_text}" in marked and ">chosen<" in marked
+    assert "Chosen claim C3" in " ".join(m.value for m in at.markdown)
+    boxed = html_blocks(at).split('<div class="fl-chosen">')[1]
+    assert boxed.startswith(f'<span class="fl-badge fl-label-{FABLES_LABELS[claim["label"]]}">')
+    quotes = [q for q in claim["evidence"] if q.strip() and q.strip().lower() != "n/a"]
+    assert quotes and all(html.escape(q, quote=True) in boxed for q in quotes)
+    picker = at.selectbox(key=key("fables", f"claim.{summary_id}"))
+    assert picker.value == unit_id
+    assert at.query_params["unit"] == unit_id and "sentence" not in at.query_params
+
+    _, other_unit, other = fables_claim(0)
+    picker.set_value(other_unit).run()
+    assert at.query_params["unit"] == other_unit
+    assert f"<b>C1</b> {html.escape(other['claim'], quote=True)}" in chosen_claims(at)[0]
+    at.selectbox(key=key("fables", f"claim.{summary_id}")).set_value("").run()
+    assert "unit" not in at.query_params and chosen_claims(at) == []
+
+
+def test_a_unit_of_another_summary_is_dropped_with_a_warning(app_test) -> None:
+    summary_id, _, _ = fables_claim(0)
+    foreign = f"{DANIEL}#c0"
+    at = app_test(PAGE, dataset="fables", summary=summary_id, unit=foreign)
+    at.run()
+    clean(at)
+    assert any("is not part of summary" in w.value and DANIEL in w.value for w in at.warning)
+    assert "unit" not in at.query_params and at.query_params["summary"] == summary_id
+    assert chosen_claims(at) == [] and '<div class="fl-chosen">' not in html_blocks(at)
+
+
+def test_a_sentence_unit_selects_the_sentence_and_the_url_says_sentence(app_test) -> None:
+    record = storysumm_records()[DANIEL]
+    at = app_test(PAGE, dataset="storysumm", summary=DANIEL, unit=f"{DANIEL}#s4", sentence="2")
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == 5
+    selected = re.search(r'<span class="fl-sent [^"]* fl-selected">(.*?)<span class="fl-mark">', html_blocks(at))
+    assert selected is not None and html.unescape(selected.group(1)) == record["summary"][4]
+    assert at.query_params["sentence"] == "5" and "unit" not in at.query_params
+
+
+@pytest.mark.parametrize("level", ["sentence", "claim"])
+def test_compare_drill_down_links_open_explore_on_their_unit(app_test, level: str) -> None:
+    from components.confusion import explore_state
+    from faithlens import querystate
+    from faithlens.views.compare import Example
+
+    record = storysumm_records()[DANIEL]
+    position = 3
+    text = record["summary" if level == "sentence" else "claims"][position]
+    unit_id = f"{DANIEL}#{level[0]}{position}"
+    example = Example(DANIEL, unit_id, position, record["split"], None, text, None, None, None, None, None)
+    at = app_test(PAGE, **querystate.encode(explore_state(example, "storysumm", level, FABLES)))
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert at.selectbox(key=key("storysumm", "source")).value == FABLES
+    if level == "sentence":
+        assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == position + 1
+    else:
+        assert at.selectbox(key=key("storysumm", f"claim.{DANIEL}")).value == unit_id
+        (marked,) = chosen_claims(at)
+        assert html.escape(text, quote=True) in marked
+
+
+def test_an_unknown_summary_shows_the_error_box(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm", summary="no-such-summary")
+    at.run()
+    assert not at.exception
+    assert "no summary 'no\\-such\\-summary' in dataset 'storysumm'" in at.error[0].value
+
+
+def test_filters_from_another_dataset_are_dropped_with_a_warning(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm", topic_type="marginal")
+    at.run()
+    clean(at)
+    assert any("topic\\_type" in w.value or "topic_type" in w.value for w in at.warning)
+    assert "topic_type" not in at.query_params
+
+
+XSS_FIXTURE = Path(__file__).parents[1] / "fixtures" / "browser_imports" / "xss_payloads.jsonl"
+
+
+@pytest.fixture
+def own_db(apptest_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A writable copy of the database (with the XSS payload dataset) that the page under test uses;
+    yields (path, AppTest factory)."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    db = tmp_path / "own.duckdb"
+    shutil.copy(apptest_db, db)
+    ingest.import_file(db, XSS_FIXTURE, "canonical", "xss_payloads")
+    monkeypatch.setenv(config.SETTINGS["db"].env, str(db))
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+    def make(**params: str) -> AppTest:
+        at = AppTest.from_file(str(Path(__file__).parents[2] / PAGE), default_timeout=30)
+        for name, value in params.items():
+            at.query_params[name] = value
+        return at
+
+    yield db, make
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+def test_payload_text_is_escaped_in_every_html_block(own_db) -> None:
+    record = json.loads(XSS_FIXTURE.read_text(encoding="utf-8").splitlines()[0])
+    _, make = own_db
+    at = make(dataset="xss_payloads", summary=record["summary_id"], sentence="2", ngram="2")
+    at.run()
+    clean(at)
+    markup = html_blocks(at)
+    for dangerous in ("<script", "<img", "<iframe", "<svg", "<form", "<a ", "<div style", "<b onmouseover", "<input"):
+        assert dangerous not in markup, dangerous
+    assert html.escape(record["sentences"][1]["explanation"], quote=True) in markup
+    assert "&lt;script&gt;" in markup
+
+
+def test_a_missing_alignment_is_said_and_can_be_computed_from_the_page(own_db) -> None:
+    db, make = own_db
+    conn = duckdb.connect(str(db))
+    conn.execute("DELETE FROM alignment WHERE dataset = 'storysumm' AND unit_id LIKE ?", [f"{DANIEL}#%"])
+    conn.close()
+    at = make(dataset="storysumm", summary=DANIEL, sentence="1")
+    at.run()
+    clean(at)
+    assert any("No stored alignment" in w.value for w in at.warning)
+    assert '<mark class="fl-align-best' not in html_blocks(at)
+    at.button(key=key("storysumm", "align")).click().run()
+    clean(at)
+    assert not any("No stored alignment" in w.value for w in at.warning)
+    assert '<mark class="fl-align-best' in html_blocks(at)
+
+
+def test_switching_dataset_starts_a_clean_view(app_test) -> None:
+    at = app_test(PAGE, dataset="tofueval", split="dev", error_types="Reasoning Error")
+    at.run()
+    at.selectbox(key="dataset_picker").set_value("storysumm").run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    assert caption(at) == f"**All {len(storysumm_records())} summaries**"
+    assert dict(at.query_params) == {"dataset": "storysumm", "summary": at.query_params["summary"]}
