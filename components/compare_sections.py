@@ -13,7 +13,6 @@ from components import compare_data, confusion, urlstate
 from components.compare_controls import Selection, key
 from components.markdown import md_escape
 from components.shell import PageContext
-from faithlens.analysis.metrics import CLASSES
 from faithlens.views.compare import ALL, CompareResult, PairResult
 from faithlens.views.states import CELLS, CompareState
 
@@ -90,7 +89,7 @@ def pair_detail(
     split_key = urlstate.bind(key(dataset, "dsplit", level, source), split_start, splits)
     split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
     matrix = pair.row(split).confusion
-    counts = {f"{r},{c}": matrix[i][j] for i, r in enumerate(CLASSES) for j, c in enumerate(CLASSES)}
+    counts = dict(zip(CELLS, (n for line in matrix for n in line), strict=True))
     cell = st.segmented_control(
         "Cell: the reference's label, then the compared source's",
         CELLS,
