@@ -28,7 +28,7 @@ STORYSUMM = "1e21553b47944b67bc2cdf67860d8e15"
 EVERY_FILTER = {
     "storysumm": Filters(
         split="test",
-        generator="claude",
+        generator="Claude-3 (raw: claude, test)",
         label="unfaithful",
         difficulty="hard",
         disagree_with="gpt-4-0125-preview/cot",

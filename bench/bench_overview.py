@@ -1,9 +1,10 @@
 """Issue 3: the Overview's warm rerun on the server (<= 150 ms) and a cold server start to the
-first rendered Overview chart in Chromium (<= 5 s).
+first rendered Overview chart in Chromium; issue 9: that start within 1.1x of a minimal app's.
 
-The cold start is also measured for a minimal Streamlit app (one metric, one Plotly chart) on the
-same machine at the same moment: the difference is what FaithLens adds, the rest is Streamlit,
-Plotly.js and the machine's load.
+The cold start is from launching `streamlit run app.py` to the first Plotly chart of the Overview
+drawn in Chromium. It is also measured for a minimal Streamlit app (one metric, one Plotly chart)
+on the same machine, each FaithLens start followed by a minimal one, so the machine's load falls on
+both alike: the difference is what FaithLens adds, the rest is Streamlit, Plotly.js and the machine.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from faithlens.datasets import VENDORED
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 9
-COLD_RUNS = 3
+COLD_RUNS = 5
+COLD_RATIO = 1.1
 MINIMAL_APP = """\
 import plotly.graph_objects as go
 import streamlit as st
@@ -49,8 +51,9 @@ def _warm_rerun_ms(dataset: str) -> float:
     return statistics.median(samples)
 
 
-def _cold_start_s(template: Path, folder: Path, app_dir: Path) -> float:
-    """Median seconds from launching `streamlit run app.py` to the first chart drawn in Chromium.
+def _cold_starts_s(template: Path, folder: Path, app_dirs: list[Path]) -> list[float]:
+    """Median seconds, per app in `app_dirs`, from launching `streamlit run app.py` to the first
+    chart drawn in Chromium; the apps take turns, COLD_RUNS starts each.
 
     Each start gets a fresh copy of the database; the browser is launched before the clock starts.
     """
@@ -58,20 +61,21 @@ def _cold_start_s(template: Path, folder: Path, app_dir: Path) -> float:
 
     from tests.browser import helpers
 
-    samples = []
+    samples: list[list[float]] = [[] for _ in app_dirs]
     with sync_playwright() as playwright:
         browser = helpers.launch_chromium(playwright)
         for attempt in range(COLD_RUNS):
-            db = shutil.copy(template, folder / f"cold{attempt}.duckdb")
-            page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
-            started = time.perf_counter()
-            with helpers.running_server(Path(db), folder / "server.log", app_dir=app_dir) as server:
-                page.goto(f"{server.url}/?dataset=storysumm")
-                page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first.wait_for(timeout=60_000)
-                samples.append(time.perf_counter() - started)
-            page.context.close()
+            for app_dir, times in zip(app_dirs, samples, strict=True):
+                db = shutil.copy(template, folder / f"cold{attempt}.duckdb")
+                page = browser.new_context(viewport={"width": 1400, "height": 900}).new_page()
+                started = time.perf_counter()
+                with helpers.running_server(Path(db), folder / "server.log", app_dir=app_dir) as server:
+                    page.goto(f"{server.url}/?dataset=storysumm")
+                    page.get_by_test_id("stPlotlyChart").first.locator(".main-svg").first.wait_for(timeout=60_000)
+                    times.append(time.perf_counter() - started)
+                page.context.close()
         browser.close()
-    return statistics.median(samples)
+    return [statistics.median(times) for times in samples]
 
 
 def run() -> list[Measure]:
@@ -101,18 +105,19 @@ def run() -> list[Measure]:
         minimal = folder / "minimal"
         minimal.mkdir()
         (minimal / "app.py").write_text(MINIMAL_APP, encoding="utf-8")
+        ours, baseline = _cold_starts_s(template, folder, [ROOT, minimal])
         measures += [
             Measure(
                 f"overview: cold server start to first chart in Chromium (median of {COLD_RUNS})",
-                _cold_start_s(template, folder, ROOT),
+                ours,
                 "s",
-                5.0,
+                COLD_RATIO * baseline,
             ),
             Measure(
-                "  baseline, informational: the same for a minimal Streamlit app",
-                _cold_start_s(template, folder, minimal),
+                f"  baseline: the same for a minimal Streamlit app, interleaved (budget {COLD_RATIO}x)",
+                baseline,
                 "s",
-                5.0,
+                COLD_RATIO * baseline,
             ),
         ]
         return measures

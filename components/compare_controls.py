@@ -18,8 +18,10 @@ from components.shell import PageContext
 from faithlens.analysis import mapping
 from faithlens.analysis.metrics import GRID_SIZE
 from faithlens.analysis.thresholds import Thresholds
+from faithlens.querystate import ignored
 from faithlens.views.compare import ALL, CompareResult, SourceChoice, Threshold
 from faithlens.views.states import CompareState
+from faithlens.vocab import GOLD
 
 CHOICE_TEXT = {
     mapping.UNFAITHFUL: "counts as unfaithful",
@@ -36,30 +38,22 @@ def key(dataset: str, *parts: object) -> str:
 
 @dataclass(frozen=True)
 class Selection:
-    """What the controls above the tables chose; `state` is the page's URL state so far."""
+    """What the controls above the tables chose, resolved (`level`, `reference`, `sources`), and
+    `url`: the same choices as the URL should say them, where a value the page would pick by
+    itself (the first level, the default reference, every source) stays out."""
 
-    state: CompareState
+    dataset: str
+    level: str
+    reference: str
     sources: list[str]
+    label_mapping: mapping.Mapping
+    url: CompareState
     by_topic: bool
     """Rows per topic type: asked for, and the dataset has topic types."""
+    renewed: bool
+    """The user just changed the level or reference: controls that depended on them start afresh."""
     nothing_to_compare: str | None = None
     """Why no table can be drawn (Markdown), when none can."""
-
-    @property
-    def dataset(self) -> str:
-        return self.state.dataset
-
-    @property
-    def level(self) -> str:
-        return self.state.level
-
-    @property
-    def reference(self) -> str:
-        return self.state.reference
-
-    @property
-    def label_mapping(self) -> mapping.Mapping:
-        return self.state.mapping
 
     @property
     def threshold_context(self) -> tuple[str, ...]:
@@ -67,61 +61,94 @@ class Selection:
         return (self.level, self.reference, str(self.label_mapping))
 
 
+def start_value(name: str, wanted: str | None, options: list[str], default: str, notes: list[str]) -> str:
+    """What a control starts at: the URL's value when it is one of `options`, else `default` (with
+    a note when the URL named something this dataset lacks)."""
+    if wanted is None or wanted in options:
+        return wanted or default
+    notes.append(ignored(name, wanted, f"expected one of {', '.join(options)}"))
+    return default
+
+
+def unless(value: object, default: object) -> object:
+    """`value` for the URL: None when it is what the page would pick by itself."""
+    return None if value == default else value
+
+
 def pick(
-    ctx: PageContext, wanted: CompareState, choices: dict[str, dict[str, SourceChoice]], has_topics: bool
+    ctx: PageContext,
+    wanted: CompareState,
+    choices: dict[str, dict[str, SourceChoice]],
+    has_topics: bool,
+    notes: list[str],
 ) -> Selection:
     """Level, reference, compared sources, label mapping and (when the dataset has topic types)
     rows per topic type. Stops short, with `nothing_to_compare` set, when the reference is the
-    level's only source or no compared source is chosen."""
+    level's only source or no compared source is chosen. Link values the dataset lacks add a note."""
     dataset = wanted.dataset
     levels = list(choices)
-    level_start = wanted.level if wanted.level in levels else levels[0]
+    level_start = start_value("level", wanted.level, levels, levels[0], notes)
     level = st.radio("Level", levels, horizontal=True, key=urlstate.bind(key(dataset, "level"), level_start, levels))
+    if level != level_start:
+        wanted = CompareState(dataset=dataset, mapping=wanted.mapping, topics=wanted.topics)
     at_level = choices[level]
     left, right = st.columns([1, 2])
-    reference = _pick_reference(left, wanted, level, at_level)
-    state = CompareState(dataset=dataset, level=level, reference=reference)
+    reference, default_reference, moved = _pick_reference(left, wanted, level, at_level, notes, level != level_start)
+    renewed = level != level_start or moved
+    url = CompareState(dataset=dataset, level=unless(level, levels[0]), reference=unless(reference, default_reference))
     options = [name for name in at_level if name != reference]
     if not options:
         note = (
             f"Only {md_escape(reference)} labels the {level} level of {md_escape(dataset)}, so there is nothing to "
             "compare it with. Pick another level, or import another label source."
         )
-        return Selection(state, [], False, note)
+        return Selection(dataset, level, reference, [], wanted.mapping, url, False, renewed, note)
+    notes += [
+        ignored("sources", name, f"not a {level}-level source here") for name in wanted.sources if name not in at_level
+    ]
     start = [name for name in wanted.sources if name in options] or options
     sources = right.multiselect(
         "Compared sources (columns)",
         options,
-        key=urlstate.bind(key(dataset, "sources", level, reference), start, options),
+        key=urlstate.bind(key(dataset, "sources", level, reference), start, options, reseed=renewed),
     )
     used = compare_data.values_used(ctx.db_path, ctx.version, dataset, level, (reference, *sources))
-    state = replace(
-        state,
-        sources=tuple(sources) if sources != options else (),
-        mapping=_pick_mapping(dataset, wanted.mapping, used),
-    )
+    label_mapping = _pick_mapping(dataset, wanted.mapping, used)
+    url = replace(url, sources=tuple(sources) if sources != options else (), mapping=label_mapping)
+    by_topic = False
     if has_topics:
         topics = st.toggle(
-            "Rows per topic type (main / marginal)", key=urlstate.bind(key(dataset, "topics"), wanted.topics)
+            "Rows per topic type and corpus (TofuEval)", key=urlstate.bind(key(dataset, "topics"), wanted.topics)
         )
-        state = replace(state, topics=topics)
-    by_topic = has_topics and state.topics
-    return Selection(state, sources, by_topic, None if sources else "Choose at least one source to compare.")
+        url, by_topic = replace(url, topics=topics), topics
+    renewed = renewed or label_mapping != wanted.mapping
+    missing = None if sources else "Choose at least one source to compare."
+    return Selection(dataset, level, reference, sources, label_mapping, url, by_topic, renewed, missing)
 
 
-def _pick_reference(column: DeltaGenerator, wanted: CompareState, level: str, at_level: dict[str, SourceChoice]) -> str:
-    """The rows' source: any label source at this level (score sources are only compared)."""
+def _pick_reference(
+    column: DeltaGenerator,
+    wanted: CompareState,
+    level: str,
+    at_level: dict[str, SourceChoice],
+    notes: list[str],
+    renew: bool,
+) -> tuple[str, str, bool]:
+    """The rows' source: any label source at this level (score sources are only compared); gold
+    unless the URL names another. Returns the reference, the default one, and whether the user
+    just chose another than the URL's."""
     references = [name for name, choice in at_level.items() if choice.mode != "score"]
-    start = wanted.reference if wanted.reference in references else references[0]
+    default = GOLD if GOLD in references else references[0]
+    start = start_value("reference", wanted.reference, references, default, notes)
     reference = column.selectbox(
         "Reference (rows)",
         references,
-        key=urlstate.bind(key(wanted.dataset, "reference", level), start, references),
+        key=urlstate.bind(key(wanted.dataset, "reference", level), start, references, reseed=renew),
         help="Usually the dataset's gold labels.",
     )
     if at_level[reference].mode == "derived":
         column.caption(md_escape(at_level[reference].describe_mode()))
-    return reference
+    return reference, default, reference != start
 
 
 def _pick_mapping(dataset: str, wanted: mapping.Mapping, values: dict[str, dict[str, int]]) -> mapping.Mapping:
@@ -167,23 +194,41 @@ def _pair(ctx: PageContext, selection: Selection, source: str, threshold: float 
     )
 
 
-def compute(ctx: PageContext, selection: Selection, wanted: Thresholds) -> tuple[dict[str, CompareResult], Thresholds]:
+def compute(
+    ctx: PageContext, selection: Selection, wanted: Thresholds, notes: list[str]
+) -> tuple[dict[str, CompareResult], Thresholds]:
     """Each compared source against the reference. A score source is first computed at its tuned
     threshold, which sets its slider's range and reset value; the "Thresholds" section then draws
-    the sliders (starting from `wanted`, the URL's), and a source whose slider left the tuned value
-    is computed again at the slider's value.
+    the sliders (starting from `wanted`, the URL's, unless the level, reference or mapping just
+    changed), and a source whose slider left the tuned value is computed again at the slider's value.
 
     Returns the results by source and the thresholds that differ from the tuned ones (for the URL).
     """
     results = {name: _pair(ctx, selection, name, None) for name in selection.sources}
     tuned = {name: r.pairs[0].threshold for name, r in results.items() if r.pairs[0].threshold is not None}
+    wanted = Thresholds() if selection.renewed else wanted
+    notes += [
+        ignored("thresholds", f"{name}={value:g}", "not a compared score source")
+        for name, value in wanted.items()
+        if name not in tuned
+    ]
     if not tuned:
         return results, Thresholds()
     st.subheader("Thresholds")
     moved: dict[str, float] = {}
     for name, threshold in tuned.items():
         st.markdown(f"**{md_escape(name)}**")
-        value = _slider(selection, name, threshold, wanted.get(name, threshold.value))
+        start = wanted.get(name, threshold.value)
+        if not threshold.low <= start <= threshold.high:
+            notes.append(
+                ignored(
+                    "thresholds",
+                    f"{name}={start:g}",
+                    f"outside the scores' range [{threshold.low:g}, {threshold.high:g}]",
+                )
+            )
+            start = threshold.value
+        value = _slider(selection, name, threshold, start)
         if abs(value - threshold.value) > 1e-9:
             moved[name] = value
             results[name] = _pair(ctx, selection, name, value)
@@ -200,7 +245,7 @@ def _reset(widget: str, value: float) -> None:
 
 def _slider(selection: Selection, source: str, tuned: Threshold, start: float) -> float:
     """One score source's threshold slider with a reset button; returns the value it holds."""
-    widget = urlstate.bind(_slider_key(selection, source), min(max(start, tuned.low), tuned.high))
+    widget = urlstate.bind(_slider_key(selection, source), start, reseed=selection.renewed)
     left, right = st.columns([5, 1], vertical_alignment="bottom")
     value = left.slider(
         "Threshold: faithful when the score is above it",

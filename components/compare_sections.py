@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components import compare_data, confusion, urlstate
-from components.compare_controls import Selection, key
+from components.compare_controls import Selection, key, start_value, unless
 from components.markdown import md_escape
 from components.shell import PageContext
 from faithlens.views.compare import ALL, CompareResult, PairResult
@@ -30,16 +30,17 @@ def agreement(reference: str, results: dict[str, CompareResult], scored: bool) -
         )
 
 
-def matrices(dataset: str, results: dict[str, CompareResult], wanted: str | None) -> str:
+def matrices(selection: Selection, results: dict[str, CompareResult], wanted: str | None, notes: list[str]) -> str:
     """The units shown (all, or one split) and one heatmap per compared source for them (a score
     source without an 'all' row shows each split it is reported on). Returns the chosen view."""
     st.subheader("Confusion matrices")
     views = [ALL, *next(iter(results.values())).splits]
+    start = start_value("view", None if selection.renewed else wanted, views, ALL, notes)
     view = st.radio(
         "Units",
         views,
         horizontal=True,
-        key=urlstate.bind(key(dataset, "view"), wanted if wanted in views else ALL, views),
+        key=urlstate.bind(key(selection.dataset, "view"), start, views, reseed=selection.renewed),
         format_func=lambda v: "all units" if v == ALL else md_escape(f"{v} split"),
     )
     shown = []
@@ -51,13 +52,11 @@ def matrices(dataset: str, results: dict[str, CompareResult], wanted: str | None
         shown += [(result.reference.name, row) for row in rows]
     if not shown:
         st.info(f"No compared source is reported on the {view} split.")
-    for start in range(0, len(shown), GRID_COLUMNS):
-        for column, (reference, row) in zip(
-            st.columns(GRID_COLUMNS), shown[start : start + GRID_COLUMNS], strict=False
-        ):
-            with column:
-                split = "all units" if row.split == ALL else f"{row.split} split"
-                confusion.show_heatmap(row, reference, f"{row.source} · {split}", f"hm|{row.source}|{row.split}")
+    titled = []
+    for reference, row in shown:
+        split = "all units" if row.split == ALL else f"{row.split} split"
+        titled.append((reference, row, f"{row.source} · {split}"))
+    confusion.show_heatmaps(titled, GRID_COLUMNS)
     return view
 
 
@@ -70,35 +69,69 @@ def _coverage(result: CompareResult, pair: PairResult) -> str:
     )
 
 
+def _drill_choices(
+    selection: Selection, results: dict[str, CompareResult], view: str, wanted: CompareState, notes: list[str]
+) -> tuple[str, str]:
+    """The pair and its split. The split follows the matrices' view until the user picks another
+    for this pair; a new level, reference, mapping, view or pair starts it afresh."""
+    dataset, level = selection.dataset, selection.level
+    names = list(results)
+    pair_start = start_value("pair", None if selection.renewed else wanted.pair, names, names[0], notes)
+    source = st.selectbox(
+        "Compared source",
+        names,
+        key=urlstate.bind(key(dataset, "pair", level), pair_start, names, reseed=selection.renewed),
+    )
+    rows = results[source].pairs[0].rows
+    splits = list(dict.fromkeys(r.split for r in rows))
+    default = view if view in splits else splits[0]
+    renew = selection.renewed or source != pair_start or view != (wanted.view or ALL)
+    split_start = start_value("dsplit", None if renew else wanted.dsplit, splits, default, notes)
+    split_key = urlstate.bind(key(dataset, "dsplit", level, source), split_start, splits, reseed=renew)
+    return source, split_key
+
+
 def pair_detail(
-    ctx: PageContext, selection: Selection, results: dict[str, CompareResult], view: str, wanted: CompareState
-) -> tuple[str, str, str | None]:
+    ctx: PageContext,
+    selection: Selection,
+    results: dict[str, CompareResult],
+    view: str,
+    wanted: CompareState,
+    notes: list[str],
+) -> dict[str, str | None]:
     """One pair in detail: its coverage, every metric row, and the units of one chosen cell.
-    Returns the section's part of the state as drawn: (pair, dsplit, cell)."""
+    Returns the section's part of the URL state: pair, dsplit and cell, each None when it is what
+    the page would pick by itself."""
     dataset, level = selection.dataset, selection.level
     st.subheader("One pair in detail")
-    names = list(results)
-    pair_start = wanted.pair if wanted.pair in names else names[0]
-    source = st.selectbox("Compared source", names, key=urlstate.bind(key(dataset, "pair", level), pair_start, names))
+    source, split_key = _drill_choices(selection, results, view, wanted, notes)
     result = results[source]
     reference, pair = result.reference.name, result.pairs[0]
     st.caption(md_escape(_coverage(result, pair)))
     confusion.show_metrics(list(pair.rows), with_source=False, key="tbl|pair")
     splits = list(dict.fromkeys(r.split for r in pair.rows))
-    split_start = wanted.dsplit if wanted.dsplit in splits else (view if view in splits else splits[0])
-    split_key = urlstate.bind(key(dataset, "dsplit", level, source), split_start, splits)
     split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
     matrix = pair.row(split).confusion
     counts = dict(zip(CELLS, (n for line in matrix for n in line), strict=True))
     cell = st.segmented_control(
         "Cell: the reference's label, then the compared source's",
         CELLS,
-        key=urlstate.bind(key(dataset, "cell", level), wanted.cell, [*CELLS, None]),
+        key=urlstate.bind(
+            key(dataset, "cell", level),
+            None if selection.renewed else wanted.cell,
+            [*CELLS, None],
+            reseed=selection.renewed,
+        ),
         format_func=lambda c: md_escape(f"{reference} {c.split(',')[0]} · {source} {c.split(',')[1]} ({counts[c]:,})"),
     )
+    url = {
+        "pair": unless(source, next(iter(results))),
+        "dsplit": unless(split, view if view in splits else splits[0]),
+        "cell": cell,
+    }
     if cell is None:
         st.caption("Choose a cell to list its units, each with a link that opens it in Explore.")
-        return source, split, cell
+        return url
     threshold = pair.threshold.value if pair.threshold else None
     examples = compare_data.examples(
         ctx.db_path,
@@ -112,8 +145,8 @@ def pair_detail(
         split,
         threshold,
     )
-    confusion.show_examples(examples, dataset, level, reference, source)
-    return source, split, cell
+    confusion.show_examples(examples, dataset, level, reference, result.pairs[0].source)
+    return url
 
 
 def how_computed() -> None:

@@ -9,9 +9,10 @@ import pandas as pd
 import streamlit as st
 
 from components import highlight, shell, urlstate
-from components.markdown import md_escape
+from components.markdown import md_escape, md_with_code
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
+from faithlens.errors import NotFoundError
 from faithlens.views import highlight as hl
 from faithlens.views.detail import Detail, UnitView, load_detail, resolve_selection, select_matches
 from faithlens.views.states import DetailState
@@ -130,7 +131,7 @@ def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: 
     st.markdown("**Source**")
     if not document.text:
         note = document.text_note or "This dataset gives no source text for this document."
-        st.info(md_escape(note), icon=":material/description:")
+        st.info(md_with_code(note), icon=":material/description:")
         return
     spans: list[hl.Span] = []
     if chosen is not None:
@@ -243,6 +244,7 @@ def _verdicts(detail: Detail) -> None:
         frame,
         hide_index=True,
         width="stretch",
+        placeholder="",
         column_config={
             "score": st.column_config.NumberColumn(format="%.3g"),
             "score scale": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
@@ -254,9 +256,18 @@ def _verdicts(detail: Detail) -> None:
                 st.text(v.explanation)
 
 
-def show(ctx: shell.PageContext, state: DetailState, source: str) -> DetailState:
-    """Draw the detail of `state.summary`; returns the state the widgets now hold."""
-    detail = cached_detail(ctx.db_path, ctx.version, ctx.dataset, state.summary, source)
+def load(ctx: shell.PageContext, summary_id: str | None, source: str) -> Detail | None:
+    """The summary's detail labelled by `source`; None when there is no such summary."""
+    if summary_id is None:
+        return None
+    try:
+        return cached_detail(ctx.db_path, ctx.version, ctx.dataset, summary_id, source)
+    except NotFoundError:
+        return None
+
+
+def show(ctx: shell.PageContext, detail: Detail, state: DetailState, source: str) -> DetailState:
+    """Draw `detail` as `state` asks; returns the state the widgets now hold."""
     state, notes = resolve_selection(detail, state)
     for note in notes:
         st.warning(md_escape(note), icon=":material/link_off:")

@@ -7,7 +7,6 @@ import streamlit as st
 from components import shell, urlstate
 from faithlens import filters
 from faithlens.filters import MATCH_MODES, NO_LABEL, FilterOptions, Filters
-from faithlens.vocab import VERDICTS
 
 ANY = ""
 """The 'no filter' option (a selectbox shows its placeholder, not our label, for None)."""
@@ -94,7 +93,7 @@ def _label_filters(dataset: str, options: FilterOptions, initial: Filters, sourc
             dataset,
             "label",
             "Summary label",
-            (*VERDICTS, NO_LABEL),
+            options.labels_of(source),
             initial.label,
             format_func=lambda v: "(any)" if v == ANY else ("no label" if v == NO_LABEL else v),
             help=f"The summary-level label that {source} gives.",

@@ -79,6 +79,7 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
         hide_index=True,
         height=300 if len(frame) > 8 else "auto",
         width="stretch",
+        placeholder="",
         column_config={
             "score": st.column_config.NumberColumn(format="%.3f"),
             "preview": st.column_config.TextColumn(width="large"),

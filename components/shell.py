@@ -22,8 +22,8 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from components import urlstate
-from components.markdown import md_escape
-from faithlens import config, store
+from components.markdown import md_escape, md_with_code
+from faithlens import config, querystate, store
 from faithlens.errors import FaithLensError
 from faithlens.views import catalog
 from faithlens.views.catalog import DatasetInfo
@@ -36,8 +36,12 @@ PICKER_KEY = "dataset_picker"
 
 @st.cache_resource(show_spinner=False, on_release=lambda conn: conn.close())
 def root_connection(db_path: str) -> duckdb.DuckDBPyConnection:
-    """The process-wide DuckDB connection; units of work take cursors from it."""
-    return store.connect(db_path)
+    """The process-wide DuckDB connection; units of work take cursors from it.
+
+    Only a successful open is cached: after an error the next run (a reload) tries again.
+    The app never creates the file; `python -m faithlens ingest` builds it.
+    """
+    return store.connect(db_path, create=False)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -62,9 +66,9 @@ class PageContext:
 def show_error(exc: BaseException) -> None:
     """The one error box: what went wrong, then what to do next. No raw traceback."""
     if isinstance(exc, FaithLensError):
-        body = md_escape(exc.message)
+        body = md_with_code(exc.message)
         if exc.hint:
-            body += "\n\n**What to do:** " + md_escape(exc.hint)
+            body += "\n\n**What to do:** " + md_with_code(exc.hint)
     else:
         log.exception("unexpected error", exc_info=exc)
         body = md_escape(f"Unexpected error: {type(exc).__name__}: {exc}")
@@ -84,14 +88,18 @@ def guard() -> Iterator[None]:
         st.stop()
 
 
-def _choose_dataset(names: list[str]) -> str | None:
-    """The dataset the URL names (else the first), unless the user has picked another since."""
-    if not names:
+def _choose_dataset(datasets: list[DatasetInfo]) -> str | None:
+    """The dataset the URL names (else the richest), unless the user has picked another since."""
+    names = [d.name for d in datasets]
+    default = catalog.default_dataset(datasets)
+    urlstate.set_default_dataset(default)
+    if default is None:
         return None
     wanted = urlstate.url_dataset()
-    if wanted and wanted not in names:
-        st.sidebar.warning(f"No dataset named {md_escape(wanted)}; showing {md_escape(names[0])}.")
-    start = wanted if wanted in names else names[0]
+    if wanted not in names:
+        note = querystate.ignored(urlstate.DATASET, wanted, f"no such dataset is loaded; showing {default}")
+        st.sidebar.warning(md_escape(note), icon=":material/link_off:")
+    start = wanted if wanted in names else default
     return st.sidebar.selectbox("Dataset", names, key=urlstate.bind(PICKER_KEY, start, names))
 
 
@@ -110,31 +118,69 @@ def _page_links(chosen: str | None) -> None:
 
 
 def _loaded(datasets: list[DatasetInfo], db_path: str) -> None:
-    st.caption("Loaded")
+    if datasets:
+        st.caption("Loaded")
     for d in datasets:
         st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
     st.caption("Database")
     st.text(db_path)
 
 
-def page_setup(page: urlstate.Page) -> PageContext:
-    """Configure the page and draw the shared sidebar; returns the page's context."""
-    st.set_page_config(page_title=f"{page.title} · FaithLens", page_icon=page.icon, layout="wide")
-    urlstate.start()
-    db_path = str(config.db_path())
-    with guard():
+def _served_elsewhere(holder: store.Holder) -> FaithLensError:
+    """The lock error in words a web user can act on (the CLI's hint names commands to rerun)."""
+    if not holder.likely_app:  # /proc named another program, so the pid is known
+        return FaithLensError(
+            f"Process {holder.pid} on this machine (`{holder.command}`) has this database open for writing, "
+            "so this server cannot open it.",
+            f"Reload this page when it has finished, or stop process {holder.pid} and reload.",
+        )
+    who, stop = (f"process {holder.pid}", f"stop process {holder.pid}") if holder.pid else ("a process", "stop it")
+    return FaithLensError(
+        f"Another FaithLens server ({who} on this machine) already serves this database; "
+        "one database file can be served by one server at a time.",
+        f"Use that server's address (the one printed when it started), or {stop} and reload this page; "
+        "to run two servers, give each its own FAITHLENS_DB.",
+    )
+
+
+def _open(db_path: str) -> tuple[duckdb.DuckDBPyConnection, str, list[DatasetInfo]]:
+    """The root connection, the data version and the loaded datasets."""
+    try:
         root = root_connection(db_path)
-        with root.cursor() as cur:
-            version = store.data_version(cur)
-        datasets = _datasets(db_path, version)
+    except store.DatabaseInUseError as exc:
+        raise _served_elsewhere(exc.holder) from None
+    with root.cursor() as cur:
+        version = store.data_version(cur)
+    return root, version, _datasets(db_path, version)
+
+
+def _sidebar(db_path: str, datasets: list[DatasetInfo]) -> str | None:
+    """The brand, page links, dataset picker and database path; returns the chosen dataset.
+    Without datasets (the database could not be opened) the links keep the URL's dataset."""
     st.sidebar.markdown("**FaithLens**")
     nav = st.sidebar.container()
     st.sidebar.divider()
-    chosen = _choose_dataset([d.name for d in datasets])
+    chosen = _choose_dataset(datasets)
     with nav:
-        _page_links(chosen)
+        _page_links(chosen or urlstate.url_dataset())
     with st.sidebar:
         _loaded(datasets, db_path)
+    return chosen
+
+
+def page_setup(page: urlstate.Page) -> PageContext:
+    """Configure the page and draw the shared sidebar; returns the page's context.
+    When the database cannot be opened, the sidebar is still drawn beside the error box."""
+    st.set_page_config(page_title=f"{page.title} · FaithLens", page_icon=page.icon, layout="wide")
+    urlstate.start(page)
+    db_path = str(config.db_path())
+    with guard():
+        try:
+            root, version, datasets = _open(db_path)
+        except Exception:
+            _sidebar(db_path, [])
+            raise
+    chosen = _sidebar(db_path, datasets)
     if not datasets:
         st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
     return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root, version=version)

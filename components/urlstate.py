@@ -1,15 +1,17 @@
 """Every page's state in the URL: read once at the start of a run, bound to the widgets, written once
 at the end, and every cross-page link built in one place.
 
-- `start()` (called by the shell) notes whether the URL changed since this session last read or
-  wrote it: a link, the browser's Back or Forward, or a first visit.
+- `start(page)` (called by the shell) notes whether the URL changed since this session last read or
+  wrote it: a link, the browser's Back or Forward, another page, or a first visit.
 - `read(page, dataset)` decodes the page's typed state (`faithlens.querystate`). When the dataset
   is not the one the URL names (the user just switched it), the URL's other choices belonged to the
   old dataset and the state starts clean.
-- `bind(key, value, options)` is the one way a widget meets the URL: the widget shows `value` (what
-  the URL says) when it is drawn for the first time, when the URL changed from outside, or when
-  what it holds is no longer an option; otherwise it keeps what the user chose, and the page writes
-  that back.
+- `bind(key, value, options, reseed)` is the one way a widget meets the URL: the widget shows
+  `value` (what the URL says) when it is drawn for the first time, when the URL changed from
+  outside, when what it holds is no longer an option, or when a choice it depends on just changed
+  (`reseed`); otherwise it keeps what the user chose, and the page writes that back.
+- A page writes only what the user chose: a value the page picks by itself (the first level, the
+  first match) stays out of the URL, so arriving on a page adds no history entry of its own.
 - `write(state)` makes the URL say what is on screen, in one update, so one user action is one
   browser history entry.
 - `link(page, state)` is the keyword arguments of `st.page_link` that open `page` showing `state`.
@@ -20,7 +22,7 @@ This module and the shell are the only places that touch `st.query_params`.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import streamlit as st
@@ -32,6 +34,8 @@ State = TypeVar("State")
 DATASET = "dataset"
 _SEEN = "urlstate.seen"
 _FRESH = "urlstate.fresh"
+_DEFAULT_DATASET = "urlstate.default_dataset"
+_PAGE = "urlstate.page"
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,13 @@ def params() -> dict[str, list[str]]:
     return {key: st.query_params.get_all(key) for key in st.query_params}
 
 
-def start() -> dict[str, list[str]]:
-    """Begin a run: note whether the URL changed since this session last saw it; return it."""
+def start(page: Page) -> dict[str, list[str]]:
+    """Begin a run of `page`: note whether the URL changed since this session last saw it (another
+    page counts as a change: its widgets are new, even when the query string is the same); return it."""
     current = params()
-    st.session_state[_FRESH] = current != st.session_state.get(_SEEN)
+    st.session_state[_FRESH] = current != st.session_state.get(_SEEN) or page.name != st.session_state.get(_PAGE)
     st.session_state[_SEEN] = current
+    st.session_state[_PAGE] = page.name
     return current
 
 
@@ -70,15 +76,30 @@ def url_changed() -> bool:
     return bool(st.session_state.get(_FRESH, True))
 
 
+def set_default_dataset(name: str | None) -> None:
+    """The dataset a URL without `dataset=` means (the shell sets it from what is loaded)."""
+    st.session_state[_DEFAULT_DATASET] = name
+
+
 def url_dataset() -> str | None:
+    """The dataset the URL names, else the default one."""
     values = st.query_params.get_all(DATASET)
-    return values[-1] if values else None
+    return values[-1] if values else st.session_state.get(_DEFAULT_DATASET)
+
+
+def _unnamed_default(state: Any) -> Any:
+    """`state` without its dataset when the URL does not name one and the state's is the default:
+    a first visit to / stays at / (no history entry of its own). Links always name the dataset."""
+    default = st.session_state.get(_DEFAULT_DATASET)
+    if DATASET not in st.query_params and getattr(state, DATASET, None) == default:
+        return replace(state, dataset=None)
+    return state
 
 
 def read(page: Page, dataset: str) -> tuple[Any, list[str]]:
     """The page's state from the URL, for `dataset`, and a note per URL value that was ignored.
     A URL naming another dataset (the user just switched) gives a clean state."""
-    given = params() if url_dataset() in (None, dataset) else {}
+    given = params() if url_dataset() == dataset else {}
     given[DATASET] = [dataset]
     return querystate.decode(page.state, given)
 
@@ -97,18 +118,20 @@ def _holds_option(current: object, options: Collection[object] | None) -> bool:
     return current in options
 
 
-def bind(widget_key: str, value: object, options: Collection[object] | None = None) -> str:
+def bind(widget_key: str, value: object, options: Collection[object] | None = None, reseed: bool = False) -> str:
     """Seed widget `widget_key` with `value` when the widget is new, the URL changed from outside,
-    or its value is no longer one of `options` (a list value: when an item is not). Returns the key,
-    to pass as the widget's `key` (and no default value)."""
-    if widget_key not in st.session_state or url_changed() or not _holds_option(st.session_state[widget_key], options):
+    its value is no longer one of `options` (a list value: when an item is not), or `reseed` says
+    a choice it depends on just changed. Returns the key, to pass as the widget's `key` (and no
+    default value)."""
+    held = st.session_state.get(widget_key)
+    if reseed or widget_key not in st.session_state or url_changed() or not _holds_option(held, options):
         st.session_state[widget_key] = value
     return widget_key
 
 
 def write(state: object) -> None:
     """Make the URL say exactly `state` in one update (none when it already does)."""
-    wanted = querystate.encode(state)
+    wanted = querystate.encode(_unnamed_default(state))
     normalised = {name: value if isinstance(value, list) else [value] for name, value in wanted.items()}
     if params() != normalised:
         st.query_params.from_dict(wanted)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
-from faithlens.querystate import param
-from faithlens.store import LATEST_LABEL, fetch_one
+from faithlens.analysis.generator_names import generator_sql, resolve
+from faithlens.querystate import ignored, param
+from faithlens.store import LATEST_LABEL, execute_named, fetch_one
 from faithlens.vocab import GOLD, VERDICTS
 
 NO_LABEL = "none"
@@ -33,7 +34,9 @@ class Clause:
 @dataclass(frozen=True)
 class Filters:
     """What the list shows. `source` is the label source whose labels the list, the label filter
-    and the detail colouring use; `disagree_with` names a second source to compare it with."""
+    and the detail colouring use; `disagree_with` names a second source to compare it with.
+    `generator` is a generator as shown (`faithlens.analysis.generator_names`): the raw model, or
+    the paper's name with it where one model is two ("Claude-2 (raw: claude, val)")."""
 
     source: str = GOLD
     split: str | None = None
@@ -53,7 +56,7 @@ class Filters:
         out = []
         for name, column, words in (
             ("split", "s.split", "split is {}"),
-            ("generator", "s.model", "generator is {}"),
+            ("generator", generator_sql("s"), "generator is {}"),
             ("topic", "s.topic", "topic is “{}”"),
             ("topic_type", "s.topic_type", "the topic is {}"),
         ):
@@ -199,19 +202,38 @@ class FilterOptions:
     """Every label source of the dataset (gold first)."""
     summary_sources: tuple[str, ...]
     """Sources with summary-level label values: the label and disagreement filters use these."""
+    summary_labels: tuple[tuple[str, str], ...] = ()
+    """(source, value) for each summary label value a source gives, and (source, NO_LABEL) when
+    some summary has no label from it: the summary-label filter offers only what occurs."""
+
+    def labels_of(self, source: str) -> tuple[str, ...]:
+        """The summary-label filter's values for `source`, in the vocabulary's order."""
+        given = {value for name, value in self.summary_labels if name == source}
+        return tuple(value for value in (*VERDICTS, NO_LABEL) if value in given)
+
+
+_SUMMARY_LABELS = """
+SELECT source, value FROM (SELECT DISTINCT source, value FROM current_label
+                           WHERE dataset = $dataset AND level = 'summary' AND value IS NOT NULL)
+UNION ALL
+SELECT l.source, $no_label FROM current_label l
+WHERE l.dataset = $dataset AND l.level = 'summary' AND l.value IS NOT NULL
+GROUP BY l.source
+HAVING count(DISTINCT l.target_id) < (SELECT count(*) FROM summary WHERE dataset = $dataset)
+"""
 
 
 def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOptions:
     """The values each filter can take in `dataset`."""
-    return fetch_one(
+    options = fetch_one(
         cur,
         FilterOptions,
         """
         SELECT
           (SELECT coalesce(list(DISTINCT split ORDER BY split), []) FROM summary
              WHERE dataset = $dataset AND split IS NOT NULL) AS splits,
-          (SELECT coalesce(list(DISTINCT model ORDER BY model), []) FROM summary
-             WHERE dataset = $dataset AND model IS NOT NULL) AS generators,
+          (SELECT coalesce(list(DISTINCT generator ORDER BY generator), []) FROM (SELECT {generator} AS generator
+             FROM summary s WHERE s.dataset = $dataset AND s.model IS NOT NULL)) AS generators,
           (SELECT coalesce(list(DISTINCT topic ORDER BY topic), []) FROM summary
              WHERE dataset = $dataset AND topic IS NOT NULL) AS topics,
           (SELECT coalesce(list(DISTINCT topic_type ORDER BY topic_type), []) FROM summary
@@ -224,18 +246,34 @@ def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOption
              WHERE dataset = $dataset) AS sources,
           (SELECT coalesce(list(DISTINCT source ORDER BY source <> 'gold', source), []) FROM label
              WHERE dataset = $dataset AND level = 'summary' AND value IS NOT NULL) AS summary_sources
-        """,
+        """.format(generator=generator_sql("s")),
         {"dataset": dataset},
     )
+    labels = execute_named(cur, _SUMMARY_LABELS, {"dataset": dataset, "no_label": NO_LABEL}).fetchall()
+    return replace(options, summary_labels=tuple(sorted(labels)))
+
+
+def _check_generator(value: str, generators: tuple[str, ...]) -> tuple[str | None, str | None]:
+    """A generator from a link: a shown name, or a paper's short name for one ("Claude-2"). A raw
+    model that the papers split in two (StorySumm's `claude`) is ambiguous: dropped, naming both."""
+    meant, split_into = resolve(value, generators)
+    if meant is not None:
+        return meant, None
+    if split_into:
+        why = "its paper names this model per split; choose " + _join(split_into, "or")
+        return None, ignored("generator", value, why)
+    return None, ignored("generator", value, "not in this dataset, so that filter is off")
 
 
 def check_against(filters: Filters, options: FilterOptions) -> tuple[Filters, list[str]]:
     """Drop values the dataset does not have (e.g. from an old or hand-edited link); say which."""
     changes: dict[str, object] = {}
     notes = []
+    if filters.generator is not None:
+        changes["generator"], note = _check_generator(filters.generator, options.generators)
+        notes += [note] if note else []
     singles = {
         "split": options.splits,
-        "generator": options.generators,
         "topic": options.topics,
         "topic_type": options.topic_types,
         "difficulty": options.difficulties,
@@ -245,12 +283,15 @@ def check_against(filters: Filters, options: FilterOptions) -> tuple[Filters, li
         value = getattr(filters, name)
         if value is not None and value not in allowed:
             changes[name] = None
-            notes.append(f"{name} “{value}” is not in this dataset; that filter was dropped")
+            notes.append(ignored(name, value, "not in this dataset, so that filter is off"))
     if filters.source not in options.sources:
         changes["source"] = GOLD if GOLD in options.sources else (options.sources[0] if options.sources else GOLD)
-        notes.append(f"label source “{filters.source}” is not in this dataset; showing {changes['source']}")
+        notes.append(ignored("source", filters.source, f"no such label source here; showing {changes['source']}"))
+    if filters.label is not None and filters.label not in options.labels_of(changes.get("source", filters.source)):
+        changes["label"] = None
+        notes.append(ignored("label", filters.label, "no summary has that label from this source"))
     unknown = [t for t in filters.error_types if t not in options.error_types]
     if unknown:
         changes["error_types"] = tuple(t for t in filters.error_types if t in options.error_types)
-        notes.append("error types not in this dataset were dropped: " + ", ".join(unknown))
+        notes += [ignored("error_types", name, "not an error type of this dataset") for name in unknown]
     return replace(filters, **changes), notes

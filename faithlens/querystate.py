@@ -150,5 +150,11 @@ def decode(cls: type[State], params: Params) -> tuple[State, list[str]]:
             values[item.name] = _read(item, params.get(item.name))
         except ValueError as why:
             values[item.name] = item.default
-            notes.append(f"{item.name}={_last(params.get(item.name))!r} in the link was ignored: {why}")
+            notes.append(ignored(item.name, _last(params.get(item.name)), str(why)))
     return cls(**values), notes
+
+
+def ignored(name: str, value: object, why: str) -> str:
+    """The one wording of "this link value was not used", for the codec and for the pages' own
+    checks against the data (a value the codec reads but the dataset lacks)."""
+    return f"{name}={value!r} in the link was ignored: {why}"

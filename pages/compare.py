@@ -18,6 +18,7 @@ import streamlit as st
 from components import compare_controls, compare_data, compare_sections, shell, urlstate
 from components.markdown import md_escape
 from faithlens.views.compare import ALL
+from faithlens.views.states import CompareState
 
 ctx = shell.page_setup(urlstate.COMPARE)
 
@@ -31,28 +32,33 @@ def main() -> None:
     if ctx.dataset is None:
         st.stop()
     wanted, notes = urlstate.read(urlstate.COMPARE, ctx.dataset)
-    for note in notes:
-        st.warning(md_escape(note), icon=":material/link_off:")
+    warnings = st.container()
+    try:
+        _sections(wanted, notes)
+    finally:
+        for note in notes:
+            warnings.warning(md_escape(note), icon=":material/link_off:")
+
+
+def _sections(wanted: CompareState, notes: list[str]) -> None:
+    """Controls, then the tables they ask for; every link value the page could not use adds to `notes`."""
     choices, has_topics = compare_data.choices(ctx.db_path, ctx.version, ctx.dataset)
     if not choices:
         st.info("This dataset has no labels yet.")
         st.stop()
-    selection = compare_controls.pick(ctx, wanted, choices, has_topics)
+    selection = compare_controls.pick(ctx, wanted, choices, has_topics, notes)
     if selection.nothing_to_compare:
         st.info(selection.nothing_to_compare)
-        urlstate.write(selection.state)
+        urlstate.write(selection.url)
         st.stop()
     agreement = st.container()
-    results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds)
+    results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds, notes)
     with agreement:
         compare_sections.agreement(selection.reference, results, scored=_scored(results))
-    view = compare_sections.matrices(ctx.dataset, results, wanted.view)
-    pair, dsplit, cell = compare_sections.pair_detail(ctx, selection, results, view, wanted)
+    view = compare_sections.matrices(selection, results, wanted.view, notes)
+    drill = compare_sections.pair_detail(ctx, selection, results, view, wanted, notes)
     compare_sections.how_computed()
-    view_shown = None if view == ALL else view
-    urlstate.write(
-        replace(selection.state, thresholds=thresholds, view=view_shown, pair=pair, dsplit=dsplit, cell=cell)
-    )
+    urlstate.write(replace(selection.url, thresholds=thresholds, view=None if view == ALL else view, **drill))
 
 
 def _scored(results: dict) -> bool:

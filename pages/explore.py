@@ -13,29 +13,44 @@ import streamlit as st
 
 from components import explore_detail, explore_filters, explore_list, shell, urlstate
 from components.markdown import md_escape
-from faithlens import filters
+from faithlens import filters, querystate
+from faithlens.views import explore
 from faithlens.views.states import ExploreState
 
 ctx = shell.page_setup(urlstate.EXPLORE)
-with shell.guard():
+
+
+def main() -> None:
     if ctx.dataset is None:
         st.stop()
     st.title(f"Explore: {md_escape(ctx.dataset)}")
-    state, link_notes = urlstate.read(urlstate.EXPLORE, ctx.dataset)
+    state, notes = urlstate.read(urlstate.EXPLORE, ctx.dataset)
     options = explore_filters.load_options(ctx.db_path, ctx.version, ctx.dataset)
-    from_url, notes = filters.check_against(state.filters, options)
-    for note in (*link_notes, *notes):
-        st.warning(md_escape(note), icon=":material/link_off:")
+    from_url, filter_notes = filters.check_against(state.filters, options)
+    notes += filter_notes
+    warnings = st.container()
     chosen = explore_filters.panel(ctx.dataset, options, from_url)
     listing, picked = explore_list.show(ctx, chosen)
-    detail = state.detail
     picked = picked or explore_list.opened(ctx.dataset)
-    if picked is not None:
-        detail = replace(detail, summary=picked, sentence=None, unit=None)
-    elif detail.summary is None and listing.ids:
-        detail = replace(detail, summary=listing.ids[0], sentence=None, unit=None)
-    if detail.summary is not None:
+    opened = explore.summary_to_open(state.detail, listing.ids, picked, filters_changed=chosen != from_url)
+    loaded = explore_detail.load(ctx, opened.detail.summary, chosen.source)
+    if opened.detail.summary is not None and loaded is None:
+        why = "no summary of this dataset has that id; the first match is open"
+        notes.append(querystate.ignored("summary", opened.detail.summary, why))
+        given = {"sentence": opened.detail.sentence, "unit": opened.detail.unit}
+        notes += [querystate.ignored(name, str(v), "it named a part of that summary") for name, v in given.items() if v]
+        opened = explore.summary_to_open(replace(state.detail, summary=None), listing.ids, None, False)
+        loaded = explore_detail.load(ctx, opened.detail.summary, chosen.source)
+    for note in notes:
+        warnings.warning(md_escape(note), icon=":material/link_off:")
+    detail = opened.detail
+    if loaded is not None:
         st.divider()
-        explore_list.navigation(ctx, listing, detail.summary)
-        detail = explore_detail.show(ctx, detail, chosen.source)
-    urlstate.write(ExploreState(ctx.dataset, chosen, detail))
+        explore_list.navigation(ctx, listing, loaded.summary.summary_id)
+        detail = explore_detail.show(ctx, loaded, detail, chosen.source)
+    named = opened.named or detail.sentence is not None or detail.unit is not None
+    urlstate.write(ExploreState(ctx.dataset, chosen, detail if named else replace(detail, summary=None)))
+
+
+with shell.guard():
+    main()

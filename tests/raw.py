@@ -28,6 +28,31 @@ def storysumm_predictions() -> dict[str, dict]:
     }
 
 
+def _gold_only(labelled: int) -> dict:
+    """The `sources` entry of a dataset whose only label source is its humans' (no scores)."""
+    return {"gold": {"kind": "gold", "labelled": labelled, "scored": 0}}
+
+
+def storysumm_prediction_counts(records: dict, predictions: dict) -> tuple[dict[str, Counter], int]:
+    """One evaluator file: label values per level (where its segmentation agrees) and its number of scores."""
+    levels: dict[str, Counter] = {}
+    scored = 0
+    for summary_id, p in predictions.items():
+        aligned = len(p.get("sentence_labels", [])) == len(records[summary_id]["summary"])
+        if "label" in p:
+            levels.setdefault("summary", Counter())[BINARY[p["label"]]] += 1
+        if "sentence_labels" in p and aligned:
+            levels.setdefault("sentence", Counter()).update(BINARY[v] for v in p["sentence_labels"])
+        if "claim_labels" in p and len(p["claim_labels"]) == len(records[summary_id]["claims"]):
+            levels.setdefault("claim", Counter()).update(BINARY[v] for v in p["claim_labels"])
+        probs = p.get("probs")
+        if isinstance(probs, (int, float)):
+            scored += 1
+        elif isinstance(probs, list) and aligned:
+            scored += len(probs)
+    return levels, scored
+
+
 def storysumm_expected() -> dict:
     records = storysumm_records()
     sentence_gold: Counter = Counter()
@@ -37,23 +62,20 @@ def storysumm_expected() -> dict:
     labels: dict[str, dict[str, Counter]] = {
         "gold": {"summary": Counter(BINARY[r["label"]] for r in records.values()), "sentence": sentence_gold}
     }
+    sources = _gold_only(len(records) + sentence_gold.total())
     for source, predictions in storysumm_predictions().items():
-        levels: dict[str, Counter] = {}
-        for summary_id, p in predictions.items():
-            if "label" in p:
-                levels.setdefault("summary", Counter())[BINARY[p["label"]]] += 1
-            if "sentence_labels" in p and len(p["sentence_labels"]) == len(records[summary_id]["summary"]):
-                levels.setdefault("sentence", Counter()).update(BINARY[v] for v in p["sentence_labels"])
-            if "claim_labels" in p and len(p["claim_labels"]) == len(records[summary_id]["claims"]):
-                levels.setdefault("claim", Counter()).update(BINARY[v] for v in p["claim_labels"])
+        levels, scored = storysumm_prediction_counts(records, predictions)
         if levels:
             labels[source] = levels
+        labelled = sum(counter.total() for counter in levels.values())
+        sources[source] = {"kind": "evaluator", "labelled": labelled, "scored": scored}
     return {
         "documents": len({r["story-id"] for r in records.values()}),
         "summaries": len(records),
         "sentences": sum(len(r["summary"]) for r in records.values()),
         "claims": sum(len(r["claims"]) for r in records.values()),
         "labels": {s: {lvl: dict(c) for lvl, c in levels.items()} for s, levels in labels.items()},
+        "sources": sources,
     }
 
 
@@ -71,13 +93,14 @@ def fables_expected() -> dict:
         "sentences": 0,
         "claims": len(claims),
         "labels": {"gold": {"claim": dict(Counter(FABLES_LABELS[c["label"]] for c in claims))}},
+        "sources": _gold_only(len(claims)),
     }
 
 
-def tofueval_rows() -> list[dict[str, str]]:
-    """Every sentence row of the four CSVs, exact duplicate rows removed."""
+def tofueval_rows(paths: list[Path] | None = None) -> list[dict[str, str]]:
+    """Every sentence row of the four CSVs (or of `paths`), exact duplicate rows removed."""
     rows, seen = [], set()
-    for path in sorted((DATA / "tofueval" / "factual_consistency").glob("*.csv")):
+    for path in paths or sorted((DATA / "tofueval" / "factual_consistency").glob("*.csv")):
         with path.open(encoding="utf-8", newline="") as handle:
             for row in csv.DictReader(handle):
                 key = tuple(row.values())
@@ -87,8 +110,8 @@ def tofueval_rows() -> list[dict[str, str]]:
     return rows
 
 
-def tofueval_expected() -> dict:
-    rows = tofueval_rows()
+def tofueval_expected(paths: list[Path] | None = None) -> dict:
+    rows = tofueval_rows(paths)
     summaries: dict[tuple, list[str]] = {}
     for row in rows:
         summaries.setdefault((row["doc_id"], row["topic"], row["model_name"]), []).append(row["sent_label"])
@@ -106,4 +129,5 @@ def tofueval_expected() -> dict:
                 ),
             }
         },
+        "sources": _gold_only(len(rows) + len(summaries)),
     }

@@ -3,6 +3,8 @@ FABLES Table 2, TofuEval Table 2), and a generic table for any other dataset.
 
 The dataset adapters (`faithlens.datasets`) name their paper table; datasets of other formats get
 `generic_generators`. Counting happens in DuckDB; pandas only reshapes the small aggregated frames.
+Generators are named as `faithlens.analysis.generator_names` shows them: StorySumm's two `claude`
+models become the paper's Claude-2 (val) and Claude-3 (test), with the raw value beside.
 """
 
 from __future__ import annotations
@@ -11,17 +13,19 @@ import duckdb
 import pandas as pd
 
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure
+from faithlens.analysis.generator_names import generator_sql
 from faithlens.vocab import GOLD, LEVELS, VERDICTS, Level, Verdict
 
 NO_MODEL = "(no model named)"
 OVERALL = "Overall"
+_GENERATOR = generator_sql("s")
 
 
 def _verdicts_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str, source: str, level: str) -> pd.DataFrame:
     """Current labels with a verdict from `source` at `level`, counted per generator, corpus, topic type."""
     return cur.execute(
-        """
-        SELECT coalesce(s.model, ?) AS generator, coalesce(d.source, '') AS corpus,
+        f"""
+        SELECT coalesce({_GENERATOR}, ?) AS generator, coalesce(d.source, '') AS corpus,
                coalesce(s.topic_type, '') AS topic_type, l.value::VARCHAR AS value, count(*) AS n
         FROM current_label l
         LEFT JOIN unit u ON l.level <> 'summary' AND u.dataset = l.dataset AND u.unit_id = l.target_id
@@ -38,7 +42,8 @@ def _summaries_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str) -> pd.
     """Summaries per generator, plus the Overall total."""
     per = (
         cur.execute(
-            "SELECT coalesce(model, ?) AS generator, count(*) AS n FROM summary WHERE dataset = ? GROUP BY 1",
+            f"SELECT coalesce({_GENERATOR}, ?) AS generator, count(*) AS n "
+            "FROM summary s WHERE s.dataset = ? GROUP BY 1",
             [NO_MODEL, dataset],
         )
         .df()
@@ -113,8 +118,8 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
     summaries = _summaries_by_generator(cur, dataset)
     table.insert(1, "summaries", table["generator"].map(summaries).astype(int))
     difficulty = cur.execute(
-        """
-        SELECT coalesce(s.model, ?) AS generator, t.value, count(DISTINCT t.target_id) AS n
+        f"""
+        SELECT coalesce({_GENERATOR}, ?) AS generator, t.value, count(DISTINCT t.target_id) AS n
         FROM tag t JOIN summary s ON s.dataset = t.dataset AND s.summary_id = t.target_id
         WHERE t.dataset = ? AND t.level = 'summary' AND t.kind = 'difficulty'
         GROUP BY ALL
@@ -132,8 +137,9 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
             caption=(
                 f"{_source_phrase(cur, dataset, GOLD)}, summary level: % of labelled summaries per generator; "
                 "# easy / # hard count unfaithful summaries by detection difficulty. The paper's Table 2 uses the "
-                "annotator-only labels (63.5% faithful overall), so its figures differ; the release calls both "
-                "Claude-2 and Claude-3 'claude'."
+                "annotator-only labels (63.5% faithful overall), so its percentages differ. The release calls "
+                "both Claude models 'claude'; as the paper says (section 2.2), Claude-2 wrote the val summaries "
+                "and Claude-3 the test ones, so they are named so here, with the raw model and split beside."
             ),
             bars=bars,
             table=table,
@@ -150,14 +156,14 @@ def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarF
         return []
     bars, table = _shares(counted)
     per_summary = cur.execute(
-        """
+        f"""
         SELECT CASE WHEN grouping(generator) = 1 THEN ? ELSE generator END AS generator, count(*) AS summaries,
                round(avg(claims), 2) AS "avg # claims", round(stddev_pop(claims), 2) AS "std # claims"
         FROM (
-            SELECT coalesce(s.model, ?) AS generator, count(u.unit_id) AS claims
+            SELECT coalesce({_GENERATOR}, ?) AS generator, count(u.unit_id) AS claims
             FROM summary s LEFT JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'claim'
             WHERE s.dataset = ?
-            GROUP BY s.summary_id, s.model
+            GROUP BY s.summary_id, generator
         )
         GROUP BY GROUPING SETS ((generator), ())
         """,

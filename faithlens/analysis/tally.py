@@ -1,6 +1,6 @@
 """Tallies of one label source against another at one level: which sources speak at a level and how,
-and the counts of (reference label, compared label) per split, topic type and difficulty that every
-agreement figure is computed from. The Compare page, the `metrics` command and (next) coding
+and the counts of (reference label, compared label) per split, corpus, topic type and difficulty that
+every agreement figure is computed from. The Compare page, the `metrics` command and (next) coding
 sessions read them; nothing here computes a metric.
 
 How a source speaks at a level (`SourceChoice.mode`):
@@ -10,6 +10,9 @@ How a source speaks at a level (`SourceChoice.mode`):
 - `derived` (summary level only): the source has no summary labels but labels the summary's
   sentences (or else claims): the summary is unfaithful if any unit maps to unfaithful, faithful if
   every labelled unit maps to faithful, and left out otherwise (TofuEval's aggregation).
+
+A unit's corpus is its document's `source` (TofuEval's mediasum / meetingbank, from the CSV file name
+at ingest); a `Group` is the units of one corpus and/or topic type, as TofuEval's Table 3 reports them.
 
 Counts are aggregated in DuckDB over the units both sources label. SQL uses named parameters only;
 the text never holds user values.
@@ -23,7 +26,7 @@ import duckdb
 import pandas as pd
 
 from faithlens.analysis.mapping import FAITHFUL, UNFAITHFUL, Mapping
-from faithlens.analysis.thresholds import TUNING_SPLITS
+from faithlens.analysis.thresholds import ALL, TUNING_SPLITS
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.store import execute_named, fetch_all
 from faithlens.vocab import GOLD, LEVELS
@@ -48,11 +51,25 @@ class SourceChoice:
 
 
 @dataclass(frozen=True)
+class Group:
+    """A subset of a split's units: all of them, one corpus, one topic type (main / marginal), or
+    one corpus's topic type (a cell of TofuEval's Table 3)."""
+
+    corpus: str = ALL
+    topic_type: str = ALL
+
+    @property
+    def name(self) -> str:
+        """'all', 'main', 'mediasum' or 'mediasum main' (as the Overview's TofuEval table says)."""
+        return " ".join(part for part in (self.corpus, self.topic_type) if part != ALL) or ALL
+
+
+@dataclass(frozen=True)
 class Tally:
     """Reference vs compared sources at one level, counted."""
 
     counts: pd.DataFrame
-    """One row per (source, split, topic_type, ref_value, cmp_value, difficulty) with its count n;
+    """One row per (source, split, corpus, topic_type, ref_value, cmp_value, difficulty) with its count n;
     a score source's rows are per unit (`unit`) and carry its `score`."""
     coverage: dict[str, int]
     """How many units each source (the reference included) labels or scores at the level."""
@@ -107,13 +124,16 @@ _FRAME = {
     "summary": """
 frame AS (
     SELECT s.summary_id AS target_id, s.summary_id, NULL::INTEGER AS position, s.split, s.topic_type,
-           s.text, NULL::VARCHAR AS unit_id
-    FROM summary s WHERE s.dataset = $dataset
+           s.text, NULL::VARCHAR AS unit_id, d.source AS corpus
+    FROM summary s LEFT JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
+    WHERE s.dataset = $dataset
 )""",
     "unit": """
 frame AS (
-    SELECT u.unit_id AS target_id, u.summary_id, u.position, s.split, s.topic_type, u.text, u.unit_id
+    SELECT u.unit_id AS target_id, u.summary_id, u.position, s.split, s.topic_type, u.text, u.unit_id,
+           d.source AS corpus
     FROM unit u JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id
+    LEFT JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
     WHERE u.dataset = $dataset AND u.kind = $level
 )""",
 }
@@ -126,7 +146,7 @@ difficulty AS (
 ),
 pairs AS (
     SELECT c.source, f.target_id, f.summary_id, f.position, f.unit_id, f.text,
-           coalesce(f.split, '') AS split, f.topic_type,
+           coalesce(f.split, '') AS split, f.topic_type, coalesce(f.corpus, '') AS corpus,
            r.value AS ref_value, c.value AS cmp_value, c.score, d.difficulty,
            r.raw_value AS ref_raw, c.raw_value AS cmp_raw, r.explanation AS ref_explanation,
            c.explanation AS cmp_explanation
@@ -139,15 +159,15 @@ pairs AS (
 )"""
 
 _TALLY = """
-SELECT 'pair' AS part, source, split, coalesce(topic_type, '') AS topic_type, ref_value, cmp_value, difficulty,
+SELECT 'pair' AS part, source, split, corpus, coalesce(topic_type, '') AS topic_type, ref_value, cmp_value, difficulty,
        CASE WHEN list_contains($scored::VARCHAR[], source) THEN target_id END AS unit,
        CASE WHEN list_contains($scored::VARCHAR[], source) THEN score END AS score,
        count(*)::BIGINT AS n
 FROM pairs GROUP BY ALL
 UNION ALL
-SELECT 'coverage', source, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*)::BIGINT
+SELECT 'coverage', source, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, count(*)::BIGINT
 FROM labels WHERE raw_value IS NOT NULL OR score IS NOT NULL GROUP BY source"""
-_TALLY_COLUMNS = ["part", "source", "split", "topic_type", "ref_value", "cmp_value", "difficulty", "unit", "score", "n"]
+_TALLY_COLUMNS = "part source split corpus topic_type ref_value cmp_value difficulty unit score n".split()
 
 _UNIT_NOTES = """,
 unit_notes AS (
@@ -172,7 +192,8 @@ WHERE p.source = $source AND p.ref_value = $reference_value
   AND (CASE WHEN $is_score THEN (CASE WHEN p.score > $threshold THEN 'faithful' ELSE 'unfaithful' END)
             ELSE p.cmp_value END) = $compared_value
   AND ($split = 'all' OR p.split = $split)
-  AND ($group = 'all' OR p.topic_type = $group)
+  AND ($corpus = 'all' OR p.corpus = $corpus)
+  AND ($topic_type = 'all' OR p.topic_type = $topic_type)
 ORDER BY p.summary_id, p.position NULLS FIRST"""
 
 # Which levels each source speaks at, and whether with values or only scores. It reads the label
@@ -231,26 +252,38 @@ def available_sources(cur: duckdb.DuckDBPyConnection, dataset: str) -> dict[str,
     }
 
 
+def _distinct(cur: duckdb.DuckDBPyConnection, sql: str, dataset: str) -> tuple[str, ...]:
+    return tuple(row[0] for row in cur.execute(sql, [dataset]).fetchall())
+
+
 def splits(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, ...]:
-    found = [
-        row[0]
-        for row in cur.execute(
-            "SELECT DISTINCT split FROM summary WHERE dataset = ? AND split IS NOT NULL", [dataset]
-        ).fetchall()
-    ]
+    found = _distinct(cur, "SELECT DISTINCT split FROM summary WHERE dataset = ? AND split IS NOT NULL", dataset)
     return tuple(sorted(found, key=lambda s: (s not in TUNING_SPLITS, s != "test", s)))
 
 
 def topic_types(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, ...]:
-    rows = cur.execute(
-        "SELECT DISTINCT topic_type FROM summary WHERE dataset = ? AND topic_type IS NOT NULL ORDER BY 1", [dataset]
-    ).fetchall()
-    return tuple(row[0] for row in rows)
+    sql = "SELECT DISTINCT topic_type FROM summary WHERE dataset = ? AND topic_type IS NOT NULL ORDER BY 1"
+    return _distinct(cur, sql, dataset)
 
 
 def has_topic_types(cur: duckdb.DuckDBPyConnection, dataset: str) -> bool:
     """Whether summaries carry a topic type (TofuEval main / marginal), so a per-topic breakdown exists."""
     return bool(topic_types(cur, dataset))
+
+
+def corpora(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, ...]:
+    """The corpora (documents' `source`) the dataset's summaries come from."""
+    sql = """SELECT DISTINCT d.source FROM summary s JOIN document d ON d.dataset = s.dataset
+             AND d.document_id = s.document_id WHERE s.dataset = ? AND d.source IS NOT NULL ORDER BY 1"""
+    return _distinct(cur, sql, dataset)
+
+
+def groups(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[Group, ...]:
+    """All units, each topic type, then each corpus and its topic types (TofuEval Table 3's cells);
+    corpora only when there are two or more (one corpus is all units)."""
+    types, found = topic_types(cur, dataset), corpora(cur, dataset)
+    per_corpus = [g for c in found for g in (Group(corpus=c), *(Group(c, t) for t in types))] if len(found) > 1 else []
+    return (Group(), *(Group(topic_type=t) for t in types), *per_corpus)
 
 
 def choose_sources(
@@ -313,8 +346,8 @@ def tally(
     compared: list[SourceChoice],
     mapping: Mapping,
 ) -> Tally:
-    """Counts of (reference label, compared label) after the mapping, per source, split, topic type and
-    difficulty; a score source's rows are per unit, with its score, so a threshold can be applied."""
+    """Counts of (reference label, compared label) after the mapping, per source, split, corpus, topic type
+    and difficulty; a score source's rows are per unit, with its score, so a threshold can be applied."""
     params = _params(dataset, level, reference, compared, mapping)
     derived = any(c.mode == "derived" for c in (reference, *compared))
     rows = execute_named(cur, _query(level, derived, _TALLY), params).fetchall()
@@ -332,11 +365,11 @@ def cell_units(
     mapping: Mapping,
     cell: tuple[str, str],
     split: str,
-    group: str,
+    group: Group,
     threshold: float | None,
 ) -> list[Example]:
     """The units where the reference says `cell[0]` and `choice` says `cell[1]` (after the mapping;
-    for a score source, after `threshold`), on one split and topic group ('all' for every one)."""
+    for a score source, after `threshold`), on one split ('all' for every one) and group of units."""
     params = {
         **_params(dataset, level, reference, [choice], mapping),
         "source": choice.name,
@@ -345,7 +378,8 @@ def cell_units(
         "is_score": choice.mode == "score",
         "threshold": float(threshold) if threshold is not None else 0.0,
         "split": split,
-        "group": group,
+        "corpus": group.corpus,
+        "topic_type": group.topic_type,
     }
     derived = choice.mode == "derived" or reference.mode == "derived"
     return fetch_all(cur, Example, _query(level, derived, _EXAMPLES, _UNIT_NOTES), params)

@@ -32,7 +32,6 @@ from dataclasses import dataclass
 import duckdb
 import numpy as np
 import pandas as pd
-from rapidfuzz import fuzz, process, utils
 
 from faithlens import store
 from faithlens.build.text import split_sentences, tokenize, word_count
@@ -86,6 +85,9 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def score_matrices(sentences: list[str], choices: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """`token_set_ratio` (the score) and `token_sort_ratio` (the tie-breaker) of every sentence
     (rows) against every passage text (columns), each 0..100."""
+    # Imported here: every page imports this module (for TOP_K) but only ingest aligns.
+    from rapidfuzz import fuzz, process, utils
+
     kwargs = {"processor": utils.default_process, "dtype": np.float32, "workers": 1}
     by_set = process.cdist(sentences, choices, scorer=fuzz.token_set_ratio, **kwargs)
     by_sort = process.cdist(sentences, choices, scorer=fuzz.token_sort_ratio, **kwargs)

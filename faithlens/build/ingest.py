@@ -7,6 +7,7 @@ affected rows, so a bad file leaves the database exactly as it was.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from faithlens.errors import FaithLensError, InputError
 DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
 BUILD_HASH_KEY = "build_hash"
 PACKAGE = Path(__file__).resolve().parent.parent
+DATASET_NAME = re.compile(r"[A-Za-z0-9_-]+")
 BUILDER_FILES = ("store/schema.sql", "store/sql.py", "build/*.py", "datasets/*.py")
 """The code that decides what a built database holds, relative to the package."""
 
@@ -147,15 +149,43 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
     return report
 
 
+def dataset_name(fmt: registry.Adapter, path: Path, given: str | None) -> str:
+    """The dataset an import creates: `given`, else from the file name; letters, digits, - and _ only."""
+    name = given or fmt.default_dataset(path)
+    if not fmt.attaches and not DATASET_NAME.fullmatch(name):
+        origin = "" if given else " (taken from the file name)"
+        raise FaithLensError(
+            f"dataset name {name!r}{origin} is not allowed; expected letters, digits, - and _ only",
+            "pass --name NAME",
+        )
+    return name
+
+
+def _refuse_unused(fmt: registry.Adapter, options: dict[str, str | None]) -> None:
+    """An option the format does not read would be silently ignored: refuse it instead."""
+    unused = [f"--{option}" for option, value in options.items() if value is not None and option not in fmt.options]
+    if unused:
+        raise FaithLensError(f"{', '.join(unused)} does not apply to --format {fmt.name}", "leave it out")
+
+
 def import_file(
-    db_path: Path, path: Path, format_name: str, dataset: str | None = None, source: str | None = None
+    db_path: Path,
+    path: Path,
+    format_name: str,
+    dataset: str | None = None,
+    source: str | None = None,
+    *,
+    corpus: str | None = None,
+    split: str | None = None,
 ) -> Report:
-    """Add one file as dataset `dataset` (or attach it to one), in one transaction."""
+    """Add one file as dataset `dataset` (or attach it to one), in one transaction. The options
+    `source`, `corpus` and `split` go to the formats that read them; the others refuse them."""
     started = time.perf_counter()
     fmt = registry.import_format(format_name)
+    _refuse_unused(fmt, {"source": source, "corpus": corpus, "split": split})
     if not path.exists():
         raise InputError(str(path), "", "file not found")
-    dataset = dataset or fmt.default_dataset(path)
+    dataset = dataset_name(fmt, path, dataset)
     report = Report()
     conn = store.connect(db_path)
     try:
@@ -169,7 +199,7 @@ def import_file(
                 raise FaithLensError(
                     f"dataset {dataset!r} is a bundled benchmark", "pass --name NEW_NAME to import beside it"
                 )
-            bundle = fmt.load(registry.ImportRequest(path=path, dataset=dataset, source=source, cur=cur))
+            bundle = fmt.load(registry.ImportRequest(path, dataset, cur, source, corpus, split))
             if fmt.attaches:
                 for row in bundle.rows["label_source"]:
                     cur.execute("DELETE FROM label WHERE dataset = ? AND source = ?", [dataset, row["source"]])

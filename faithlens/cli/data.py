@@ -6,10 +6,10 @@ import argparse
 import json
 from pathlib import Path
 
-from faithlens import config, store
+from faithlens import config
 from faithlens.build import ingest
-from faithlens.cli.options import add_db
-from faithlens.datasets import FORMATS
+from faithlens.cli.options import add_db, reading
+from faithlens.datasets import FORMATS, tofueval
 from faithlens.views import catalog
 
 PLURALS = {"document": "documents", "summary": "summaries", "unit": "sentences and claims", "label": "labels"}
@@ -34,18 +34,22 @@ def _ingest(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    report = ingest.import_file(config.db_path(args.db), Path(args.file), args.format, args.name, args.source)
+    report = ingest.import_file(
+        config.db_path(args.db),
+        Path(args.file),
+        args.format,
+        args.name,
+        args.source,
+        corpus=args.corpus,
+        split=args.split,
+    )
     _print_report(report, "imported")
     return 0
 
 
 def _stats(args: argparse.Namespace) -> int:
-    conn = store.connect(config.db_path(args.db), read_only=True)
-    try:
-        with conn.cursor() as cur:
-            document = {"datasets": catalog.stats(cur)}
-    finally:
-        conn.close()
+    with reading(args.db) as conn, conn.cursor() as cur:
+        document = {"datasets": catalog.stats(cur)}
     if args.json:
         print(json.dumps(document, indent=2, sort_keys=True))
     else:
@@ -53,6 +57,8 @@ def _stats(args: argparse.Namespace) -> int:
             print(
                 f"{name}: {info['documents']} documents, {info['summaries']} summaries, {info['sentences']} sentences, {info['claims']} claims"
             )
+            for source, counts in info["sources"].items():
+                print(f"  {source} ({counts['kind']}): {counts['labelled']} labelled, {counts['scored']} scored")
     return 0
 
 
@@ -71,8 +77,16 @@ def configure(sub: argparse._SubParsersAction) -> None:
         choices=sorted(FORMATS),
         help="; ".join(f"{f.name}: {f.help}" for f in FORMATS.values()),
     )
-    parser.add_argument("--name", help="dataset to create (default from the file name) or to attach to")
+    parser.add_argument(
+        "--name", help="dataset to create (letters, digits, - and _; default from the file name) or to attach to"
+    )
     parser.add_argument("--source", help="label source name for storysumm-predictions (default from the file path)")
+    parser.add_argument(
+        "--corpus", choices=tofueval.CORPORA, help="tofueval: the corpus of a CSV whose file name does not say it"
+    )
+    parser.add_argument(
+        "--split", choices=tofueval.SPLITS, help="tofueval: the split of a CSV whose name does not say it"
+    )
     add_db(parser)
     parser.set_defaults(run=_import)
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from faithlens import config, store
 from faithlens.analysis import mapping
 from faithlens.analysis.thresholds import Thresholds
-from faithlens.cli.options import add_db
+from faithlens.cli.options import add_db, reading
 from faithlens.errors import FaithLensError
 from faithlens.vocab import GOLD, LEVELS
 
@@ -59,21 +58,17 @@ def _run(args: argparse.Namespace) -> int:
         raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
     chosen_mapping = mapping.Mapping.parse(args.mapping)
     thresholds = _thresholds(args.threshold or [])
-    conn = store.connect(config.db_path(args.db), read_only=True)
-    try:
-        with conn.cursor() as cur:
-            result = compare.compare(
-                cur,
-                args.dataset,
-                args.level,
-                args.reference,
-                _sources(args.sources),
-                chosen_mapping,
-                thresholds,
-                by_topic=args.by_topic,
-            )
-    finally:
-        conn.close()
+    with reading(args.db) as conn, conn.cursor() as cur:
+        result = compare.compare(
+            cur,
+            args.dataset,
+            args.level,
+            args.reference,
+            _sources(args.sources),
+            chosen_mapping,
+            thresholds,
+            by_topic=args.by_topic,
+        )
     rows = result.json_rows(with_group=args.by_topic)
     print(json.dumps(rows, indent=2) if args.json else _table(rows))
     return 0
@@ -104,7 +99,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
         metavar="SOURCE=NUMBER",
         help="use this threshold for a score source instead of tuning it on val/dev (repeatable)",
     )
-    parser.add_argument("--by-topic", action="store_true", help="add rows per topic type (TofuEval main/marginal)")
+    parser.add_argument("--by-topic", action="store_true", help="add rows per topic type and corpus (TofuEval)")
     parser.add_argument("--json", action="store_true", help="print the JSON list")
     add_db(parser)
     parser.set_defaults(run=_run)

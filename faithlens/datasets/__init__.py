@@ -6,7 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from faithlens.analysis import generators
-from faithlens.datasets import canonical, fables, storysumm, storysumm_predictions, tofueval, tofueval_docs
+from faithlens.datasets import (
+    canonical,
+    canonical_csv,
+    fables,
+    storysumm,
+    storysumm_predictions,
+    tofueval,
+    tofueval_docs,
+)
 from faithlens.datasets.adapter import Adapter, ImportRequest, PaperTables, Vendored
 from faithlens.datasets.bundle import Bundle
 from faithlens.errors import InputError, NotFoundError
@@ -38,6 +46,12 @@ def _import_docs(request: ImportRequest) -> Bundle:
     return tofueval_docs.load(request.path, request.dataset, {row[0] for row in rows})
 
 
+def _import_canonical(request: ImportRequest) -> Bundle:
+    """The canonical format as CSV when the file name ends in .csv, else as JSON Lines."""
+    reader = canonical_csv.load if request.path.suffix.lower() == ".csv" else canonical.load
+    return reader(request.path, request.dataset)
+
+
 def _stem(path: Path) -> str:
     return path.name.split(".")[0]
 
@@ -64,10 +78,11 @@ ADAPTERS: tuple[Adapter, ...] = (
         _import_predictions,
         lambda p: "storysumm",
         attaches=True,
+        options=("source",),
     ),
     Adapter(
         fables.FORMAT,
-        "a FABLES zip holding FABLES.json",
+        "the FABLES release zip, or the FABLES.json inside it",
         lambda r: fables.load(r.path, r.dataset),
         _stem,
         vendored=Vendored(
@@ -82,9 +97,10 @@ ADAPTERS: tuple[Adapter, ...] = (
     ),
     Adapter(
         tofueval.FORMAT,
-        "the TofuEval folder or one *_factual_eval_*.csv",
-        lambda r: tofueval.load(r.path, r.dataset),
+        "the TofuEval folder, or one factual-consistency CSV (--corpus/--split when its name does not say them)",
+        lambda r: tofueval.load(r.path, r.dataset, r.corpus, r.split),
         lambda p: _stem(p) if p.is_file() else p.name,
+        options=("corpus", "split"),
         vendored=Vendored(
             "tofueval", "tofueval", tofueval.DESCRIPTION, tofueval.LICENSE, tofueval.CITATION, tofueval.load
         ),
@@ -99,8 +115,14 @@ ADAPTERS: tuple[Adapter, ...] = (
     ),
     Adapter(
         canonical.FORMAT,
-        "FaithLens canonical JSON Lines (see README)",
-        lambda r: canonical.load(r.path, r.dataset),
+        "FaithLens canonical JSON Lines, or canonical CSV when the name ends in .csv (see README)",
+        _import_canonical,
+        _stem,
+    ),
+    Adapter(
+        canonical_csv.FORMAT,
+        "FaithLens canonical CSV under any file name (see README)",
+        lambda r: canonical_csv.load(r.path, r.dataset),
         _stem,
     ),
 )

@@ -17,12 +17,15 @@ PaperTables = Callable[[duckdb.DuckDBPyConnection, str], list[BarFigure]]
 
 @dataclass(frozen=True)
 class ImportRequest:
-    """One `import` call: the file, the dataset it creates or attaches to, and a label source name."""
+    """One `import` call: the file, the dataset it creates or attaches to, and the options a format
+    may read (a label source name; the TofuEval corpus and split of a renamed CSV)."""
 
     path: Path
     dataset: str
-    source: str | None
     cur: duckdb.DuckDBPyConnection
+    source: str | None = None
+    corpus: str | None = None
+    split: str | None = None
 
 
 @dataclass(frozen=True)
@@ -40,13 +43,15 @@ class Vendored:
 
 @dataclass(frozen=True)
 class Adapter:
-    """One format. `attaches` formats add to an existing dataset instead of creating one."""
+    """One format. `attaches` formats add to an existing dataset instead of creating one; `options`
+    names the optional ImportRequest fields it reads (any other given option is refused)."""
 
     name: str
     help: str
     load: Callable[[ImportRequest], Bundle]
     default_dataset: Callable[[Path], str]
     attaches: bool = False
+    options: tuple[str, ...] = ()
     vendored: Vendored | None = None
     paper_tables: PaperTables | None = None
     """Per-generator tables as the benchmark's paper reports them (None: the generic table)."""

@@ -1,7 +1,7 @@
 """FABLES (Kim et al., 2024): book summaries decomposed into claims with 4-way human labels.
 
-Raw format: a zip holding one JSON file `{"canary": ..., "FABLES": {book: {model: summary}}}`.
-Book texts are copyrighted and not released, so documents carry no text. `booklist.md`, when
+Raw format: one JSON file `{"canary": ..., "FABLES": {book: {model: summary}}}`, as released (a
+zip holding it) or unzipped (`FABLES.json`); a `.zip` name says which. Book texts are copyrighted and not released, so documents carry no text. `booklist.md`, when
 present beside the zip, adds author, genre and length to each book.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from faithlens.datasets.bundle import Bundle, check_unique
-from faithlens.datasets.readers import decode_utf8, parse_json, read_zip_member, require
+from faithlens.datasets.readers import decode_utf8, parse_json, read_json, read_zip_member, require
 from faithlens.errors import InputError
 from faithlens.vocab import GOLD
 
@@ -59,17 +59,24 @@ def _strings(name: str, where: str, claim: dict, field: str) -> list[str]:
     return [item for item in value if item.strip() and item.strip().lower() != "n/a"]
 
 
-def load(path: Path, dataset: str = FORMAT) -> Bundle:
-    """Load the release zip holding FABLES.json."""
+def _read(path: Path) -> tuple[str, Any]:
+    """(name for error lines, parsed JSON) of the release zip or of the plain FABLES.json."""
+    if path.suffix.lower() != ".zip":
+        return str(path), read_json(path, EXPECTED)
     member, data = read_zip_member(path, ".json")
-    top = parse_json(member, decode_utf8(member, data), EXPECTED)
-    books = require(member, "top level", top, "FABLES", dict, "an object keyed by book title")
+    return member, parse_json(member, decode_utf8(member, data), EXPECTED)
+
+
+def load(path: Path, dataset: str = FORMAT) -> Bundle:
+    """Load the release zip holding FABLES.json, or FABLES.json itself."""
+    name, top = _read(path)
+    books = require(name, "top level", top, "FABLES", dict, "an object keyed by book title")
     booklist = read_booklist(path.parent / "booklist.md")
     bundle = Bundle(dataset)
     for title, summaries in books.items():
         if not isinstance(summaries, dict):
             raise InputError(
-                member, f"book {title!r}", f"found {type(summaries).__name__}; expected an object keyed by model"
+                name, f"book {title!r}", f"found {type(summaries).__name__}; expected an object keyed by model"
             )
         attributes = {
             k.lower().replace(" ", "_"): v for k, v in booklist.get(title_key(title), {}).items() if k != "Title"
@@ -78,13 +85,13 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
             "document", document_id=title, title=title, text=None, text_note=NO_TEXT, attributes=attributes or None
         )
         for model, record in summaries.items():
-            _summary(bundle, member, title, model, record)
-    check_unique(member, "summary", [row["summary_id"] for row in bundle.rows["summary"]])
+            _summary(bundle, name, title, model, record)
+    check_unique(name, "summary", [row["summary_id"] for row in bundle.rows["summary"]])
     bundle.label_source(
         GOLD,
         "gold",
         "bundled",
-        member,
+        name,
         "Human annotators who had read the book: 4-way claim labels with evidence and reasons.",
     )
     return bundle

@@ -47,18 +47,19 @@ def repair_stray_separators(text: str) -> tuple[str, list[str]]:
 
 
 def parse(name: str, data: bytes) -> tuple[dict[str, Any], list[str]]:
-    """Strict JSON, or strict JSON after the known repair; returns the object and repair notes."""
+    """Strict JSON, or strict JSON after the known repair; returns the object and repair notes.
+
+    The repair keeps every line where it was, so an error in the repaired text (another defect,
+    a summary id given twice) is reported at its place in the file as given.
+    """
     text = decode_utf8(name, data)
     try:
         return _object(name, parse_json(name, text, EXPECTED)), []
-    except InputError as first_error:
+    except InputError:
         repaired, notes = repair_stray_separators(text)
         if not notes:
             raise
-        try:
-            return _object(name, parse_json(name, repaired, EXPECTED)), notes
-        except InputError:
-            raise first_error from None
+    return _object(name, parse_json(name, repaired, EXPECTED)), notes
 
 
 def _object(name: str, value: Any) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 Raw format: `factual_consistency/{source}_factual_eval_{split}.csv` (one row per summary
 sentence), `topic_category/{source}_topic_category.json` (topic -> main/marginal) and
 `completeness/{source}_completeness_final.csv` (key points). A summary is (doc_id, topic,
-model_name); its sentences are ordered by sent_idx. Summary labels are derived as the paper
+model_name); its sentences are ordered by sent_idx. The file name says the corpus and split; a copy under another name needs
+them given (`corpus`, `split`). Summary labels are derived as the paper
 does: a summary is unfaithful if any of its sentences is. Transcripts are not distributed;
 `tofueval_docs` attaches them from a user's `doc_id,source` CSV.
 """
@@ -43,12 +44,21 @@ NO_TEXT = (
     "TofuEval does not distribute the dialogue transcripts (licensing). If you have them, import a CSV of "
     "doc_id,source with `python -m faithlens import FILE --format tofueval-docs`."
 )
-_FILE = re.compile(r"(?P<source>[a-z]+)_factual_eval_(?P<split>[a-z]+)\.csv$")
+CORPORA = ("mediasum", "meetingbank")
+SPLITS = ("dev", "test")
+_FILE = re.compile(r"(?P<corpus>[a-z]+)_factual_eval_(?P<split>[a-z]+)\.csv$")
 
 
-def load(path: Path, dataset: str = FORMAT) -> Bundle:
-    """Load the TofuEval folder, or one `*_factual_eval_*.csv` with its sibling folders."""
-    files = sorted((path / "factual_consistency").glob("*_factual_eval_*.csv")) if path.is_dir() else [path]
+def load(path: Path, dataset: str = FORMAT, corpus: str | None = None, split: str | None = None) -> Bundle:
+    """Load the TofuEval folder, or one factual-consistency CSV with its sibling folders; `corpus`
+    and `split` say what a CSV holds when its name does not."""
+    if path.is_dir():
+        if corpus or split:
+            raise InputError(str(path), "", "is a folder; expected one CSV file when a corpus or split is given")
+        named = sorted((path / "factual_consistency").glob("*_factual_eval_*.csv"))
+        files = [(file, corpus_and_split(file)) for file in named]
+    else:
+        files = [(path, corpus_and_split(path, corpus, split))]
     if not files:
         raise InputError(
             str(path), "", "no factual_consistency/*_factual_eval_*.csv files; expected the TofuEval folder"
@@ -56,24 +66,26 @@ def load(path: Path, dataset: str = FORMAT) -> Bundle:
     root = path if path.is_dir() else path.parent.parent
     bundle = Bundle(dataset)
     documents: dict[str, tuple[str, str]] = {}
-    for file in files:
-        _load_file(bundle, file, root, documents)
+    for file, (source, file_split) in files:
+        _load_file(bundle, (file, source, file_split), root, documents)
     for source in sorted({source for source, _ in documents.values()}):
         _load_key_points(bundle, root / "completeness" / f"{source}_completeness_final.csv", documents)
     bundle.label_source(
         GOLD,
         "gold",
         "bundled",
-        str(files[0].parent),
+        str(files[0][0].parent),
         "Expert annotators' sentence labels; summary label unfaithful if any sentence is (TofuEval paper).",
     )
     return bundle
 
 
-def _topic_types(root: Path, source: str) -> dict[str, str]:
+def _topic_types(bundle: Bundle, name: str, root: Path, source: str) -> dict[str, str] | None:
+    """topic -> main/marginal from topic_category/ beside the CSV's folder; None (logged once) without it."""
     path = root / "topic_category" / f"{source}_topic_category.json"
     if not path.is_file():
-        return {}
+        bundle.log(name, "", "note", f"no {path}: topics have no main/marginal type")
+        return None
     categories = read_json(path, "a JSON object mapping topic to main or marginal")
     if not isinstance(categories, dict) or not all(value in ("main", "marginal") for value in categories.values()):
         raise InputError(str(path), "top level", "expected a JSON object mapping each topic to main or marginal")
@@ -110,16 +122,35 @@ def _group_rows(bundle: Bundle, name: str, rows: list[tuple[int, dict[str, str]]
     return summaries
 
 
-def _load_file(bundle: Bundle, file: Path, root: Path, documents: dict[str, tuple[str, str]]) -> None:
-    """One `<source>_factual_eval_<split>.csv`: its summaries, sentences and documents."""
+def corpus_and_split(file: Path, corpus: str | None = None, split: str | None = None) -> tuple[str, str]:
+    """What `file` holds, from its name (`<corpus>_factual_eval_<split>.csv`) or from the options."""
     name = str(file)
+    for what, value, allowed in (("corpus", corpus, CORPORA), ("split", split, SPLITS)):
+        if value is not None and value not in allowed:
+            raise InputError(name, "", f"unknown {what} {value!r}; expected one of {', '.join(allowed)}")
     match = _FILE.search(file.name)
-    if not match:
-        raise InputError(
-            name, "", "file name should be <source>_factual_eval_<split>.csv (e.g. mediasum_factual_eval_dev.csv)"
-        )
-    source, split = match["source"], match["split"]
-    topic_types = _topic_types(root, source)
+    if match is None:
+        if corpus is None or split is None:
+            raise InputError(
+                name,
+                "",
+                "the file name does not say the corpus and split; expected a name like mediasum_factual_eval_dev.csv"
+                " or the options --corpus mediasum|meetingbank --split dev|test",
+            )
+        return corpus, split
+    for what, value in (("corpus", corpus), ("split", split)):
+        if value is not None and value != match[what]:
+            raise InputError(
+                name, "", f"the file name says {what} {match[what]!r} but {value!r} was given; expected them to agree"
+            )
+    return match["corpus"], match["split"]
+
+
+def _load_file(bundle: Bundle, what: tuple[Path, str, str], root: Path, documents: dict[str, tuple[str, str]]) -> None:
+    """One factual-consistency CSV (`what` is the file, its corpus and split): summaries, sentences, documents."""
+    file, source, split = what
+    name = str(file)
+    topic_types = _topic_types(bundle, name, root, source)
     for (doc_id, topic, model), sentences in _group_rows(bundle, name, read_csv(file, COLUMNS)).items():
         known = documents.setdefault(doc_id, (source, split))
         if known != (source, split):
@@ -127,7 +158,10 @@ def _load_file(bundle: Bundle, file: Path, root: Path, documents: dict[str, tupl
                 name, f"doc_id {doc_id!r}", f"already seen in {known[0]} {known[1]}; expected each document in one file"
             )
         summary_id = f"{doc_id} / {model} / {topic}"
-        _summary(bundle, name, summary_id, (doc_id, topic, model, split), topic_types.get(topic), sentences)
+        topic_type = None if topic_types is None else topic_types.get(topic)
+        if topic_types is not None and topic_type is None:
+            bundle.log(name, f"summary {summary_id!r}", "note", f"topic {topic!r} has no main/marginal category")
+        _summary(bundle, name, summary_id, (doc_id, topic, model, split), topic_type, sentences)
     for doc_id, (doc_source, doc_split) in documents.items():
         if doc_source == source and doc_split == split:
             bundle.add(
@@ -160,8 +194,6 @@ def _summary(
             "note",
             f"sent_idx {indices} as published: some sentences were not annotated; kept in sent_idx order",
         )
-    if topic_type is None:
-        bundle.log(name, f"summary {summary_id!r}", "note", f"topic {topic!r} has no main/marginal category")
     ordered = [sentences[index] for index in indices]
     bundle.add(
         "summary",

@@ -1,8 +1,9 @@
-"""Opening the database file with its schema in place."""
+"""Opening the database file with its schema in place, and saying plainly why it cannot be opened."""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -13,32 +14,102 @@ from faithlens.store.sql import LATEST_LABEL
 
 SCHEMA_VERSION = "1"
 CURRENT_LABEL_VIEW = f"CREATE OR REPLACE VIEW current_label AS SELECT * FROM label {LATEST_LABEL}"
+BUILD_HINT = "run `python -m faithlens ingest` or `make run` to build it"
 
 
-def connect(path: Path | str, read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (creating if needed) the database at `path` with the schema in place."""
+@dataclass(frozen=True)
+class Holder:
+    """The process DuckDB names as holding the file read-write, and its command line when /proc tells."""
+
+    pid: int | None
+    argv: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pid: int | None) -> Holder:
+        try:
+            raw = Path(f"/proc/{pid}/cmdline").read_bytes() if pid else b""
+        except OSError:
+            raw = b""
+        return cls(pid, tuple(part.decode(errors="replace") for part in raw.split(b"\0") if part))
+
+    @property
+    def likely_app(self) -> bool:
+        """A Streamlit server (the FaithLens app); also when /proc cannot say, the app being the usual holder."""
+        return not self.argv or any(Path(part).name == "streamlit" for part in self.argv)
+
+    @property
+    def command(self) -> str:
+        """`python -m faithlens ingest` for a FaithLens command, else the program's name (argv known)."""
+        if "faithlens" in self.argv:
+            at = self.argv.index("faithlens")
+            return " ".join(["python -m faithlens", *self.argv[at + 1 : at + 2]])
+        return Path(self.argv[0]).name
+
+    def __str__(self) -> str:
+        if self.pid is None:
+            return "another process"
+        if not self.argv:
+            return f"process {self.pid}"
+        if self.likely_app:
+            return f"process {self.pid} (the FaithLens app)"
+        return f"process {self.pid} (`{self.command}`)"
+
+
+class DatabaseInUseError(DatabaseLockedError):
+    """Another process holds the file read-write, so this one cannot open it at all."""
+
+    def __init__(self, path: Path, holder: Holder) -> None:
+        if holder.likely_app:
+            how = "Ctrl+C in the terminal running it" + (f", or `kill {holder.pid}`" if holder.pid else "")
+            what_to_do = (
+                f"`ingest` and `import` need the database to themselves: stop the app ({how}), then rerun this command"
+            )
+        else:
+            what_to_do = f"wait for process {holder.pid} to finish or stop it, then rerun this command"
+        super().__init__(f"{path}: the database is in use by {holder}", what_to_do)
+        self.path = path
+        self.holder = holder
+
+
+def connect(path: Path | str, read_only: bool = False, create: bool = True) -> duckdb.DuckDBPyConnection:
+    """Open the database at `path` with the schema in place.
+
+    Read-write with `create` (the building commands) makes the file if it is missing; never its
+    folder, so a typo in FAITHLENS_DB or --db is reported instead of leaving stray files behind.
+    """
     path = Path(path)
-    if read_only and not path.exists():
-        raise FaithLensError(f"{path}: no database here", "run `python -m faithlens ingest` or `make run` to build it")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        raise FaithLensError(
+            f"{path}: the folder {path.parent} does not exist",
+            f"check FAITHLENS_DB or --db for a typo, or create the folder first: mkdir -p {path.parent}",
+        )
+    if (read_only or not create) and not path.exists():
+        raise FaithLensError(f"{path}: no database here", BUILD_HINT)
     try:
         conn = duckdb.connect(str(path), read_only=read_only)
-    except duckdb.IOException as exc:
-        raise _lock_error(path, exc) from None
+    except duckdb.Error as exc:
+        raise _open_error(path, exc) from None
     if not read_only:
         ensure_schema(conn)
     return conn
 
 
-def _lock_error(path: Path, exc: Exception) -> FaithLensError:
+def _open_error(path: Path, exc: duckdb.Error) -> FaithLensError:
     text = str(exc)
-    if "lock" not in text.lower():
-        return FaithLensError(f"{path}: cannot open the database: {text.splitlines()[0]}")
-    pid = re.search(r"PID (\d+)", text)
-    holder = f"process {pid.group(1)}" if pid else "another process"
-    return DatabaseLockedError(
-        f"{path}: the database is in use by {holder}",
-        "stop that process (for example the running app) and try again, or pass another --db",
+    if "could not set lock" in text.lower():
+        pid = re.search(r"PID (\d+)", text)
+        return DatabaseInUseError(path, Holder.of(int(pid.group(1)) if pid else None))
+    if "not a valid DuckDB database" in text:
+        return FaithLensError(
+            f"{path} is not a DuckDB database",
+            f"point FAITHLENS_DB or --db at the database file, by default data/faithlens.duckdb, "
+            f"or move {path.name} away and {BUILD_HINT} there",
+        )
+    if path.is_dir():
+        return FaithLensError(f"{path} is a folder", "point FAITHLENS_DB or --db at a .duckdb file inside it")
+    return FaithLensError(
+        f"{path}: cannot open the database: {text.splitlines()[0]}",
+        "check that FAITHLENS_DB or --db names a DuckDB file this user may read and write",
     )
 
 

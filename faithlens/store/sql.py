@@ -18,6 +18,13 @@ name is built from it; readers that first narrow `label` to a few targets append
 because through the view DuckDB would rank every label of the dataset before narrowing."""
 
 
+def natural_key(expression: str) -> str:
+    """SQL sort key of a text `expression` that orders runs of digits by value ("Story 2" before
+    "Story 10"): each run is left-padded with zeros to 20 digits."""
+    pad = r"lambda part: CASE WHEN regexp_full_match(part, '\d+') THEN lpad(part, 20, '0') ELSE part END"
+    return rf"array_to_string(list_transform(regexp_extract_all({expression}, '\d+|\D+'), {pad}), '')"
+
+
 def execute_named(cur: duckdb.DuckDBPyConnection, sql: str, params: dict[str, object]) -> duckdb.DuckDBPyConnection:
     """Execute with exactly the `$name` parameters `sql` uses (DuckDB refuses extra ones)."""
     used = set(re.findall(r"\$(\w+)", sql))

@@ -24,6 +24,15 @@ class DatasetInfo:
     summaries: int
     sentences: int
     claims: int
+    label_sources: int = 0
+
+
+def default_dataset(datasets: list[DatasetInfo]) -> str | None:
+    """The dataset a first visit opens: the richest, i.e. the one with the most label sources to
+    compare (then the most units), not the first by name."""
+    if not datasets:
+        return None
+    return max(datasets, key=lambda d: (d.label_sources, d.sentences + d.claims)).name
 
 
 def list_datasets(cur: duckdb.DuckDBPyConnection, name: str | None = None) -> list[DatasetInfo]:
@@ -38,7 +47,8 @@ def list_datasets(cur: duckdb.DuckDBPyConnection, name: str | None = None) -> li
                  AS documents_with_text,
                (SELECT count(*) FROM summary x WHERE x.dataset = d.name) AS summaries,
                (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'sentence') AS sentences,
-               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'claim') AS claims
+               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'claim') AS claims,
+               (SELECT count(*) FROM label_source x WHERE x.dataset = d.name) AS label_sources
         FROM dataset d
         WHERE ? IS NULL OR d.name = ?
         ORDER BY d.origin = 'import', d.name
@@ -58,8 +68,21 @@ def label_counts(cur: duckdb.DuckDBPyConnection, dataset: str | None = None) -> 
     return cur.execute(sql, [dataset, dataset]).fetchall()
 
 
+def source_counts(cur: duckdb.DuckDBPyConnection) -> list[tuple[str, str, str, int, int]]:
+    """(dataset, source, kind, labelled, scored) for every label source, score-only ones and empty
+    ones included: how many current labels carry a value, and how many a score."""
+    sql = """
+        SELECT s.dataset, s.source, s.kind, count(l.value), count(l.score)
+        FROM label_source s
+        LEFT JOIN current_label l ON l.dataset = s.dataset AND l.source = s.source
+        GROUP BY ALL ORDER BY ALL
+    """
+    return cur.execute(sql).fetchall()
+
+
 def stats(cur: duckdb.DuckDBPyConnection) -> dict[str, dict]:
-    """The `stats --json` document: counts and label distributions per dataset."""
+    """The `stats --json` document per dataset: counts, label distributions (`labels`: source ->
+    level -> value -> n) and every label source with its labelled and scored counts (`sources`)."""
     out: dict[str, dict] = {}
     for info in list_datasets(cur):
         out[info.name] = {
@@ -68,7 +91,10 @@ def stats(cur: duckdb.DuckDBPyConnection) -> dict[str, dict]:
             "sentences": info.sentences,
             "claims": info.claims,
             "labels": {},
+            "sources": {},
         }
     for dataset, source, level, value, n in label_counts(cur):
         out[dataset]["labels"].setdefault(source, {}).setdefault(level, {})[value] = n
+    for dataset, source, kind, labelled, scored in source_counts(cur):
+        out[dataset]["sources"][source] = {"kind": kind, "labelled": labelled, "scored": scored}
     return out

@@ -1,6 +1,7 @@
 """The Compare page's read model and the `metrics` command: a reference against other label sources
-at one level, with the papers' metrics for all units, per split (and per topic type when asked),
-and the drill-down into one cell of a confusion matrix.
+at one level, with the papers' metrics for all units, per split (and, when asked, per topic type and
+per corpus and its topic types, the cells of TofuEval's Table 3), and the drill-down into one cell
+of a confusion matrix.
 
 Counting happens in `faithlens.analysis.tally`; every metric comes from `faithlens.analysis.metrics`
 (scikit-learn). A score source is compared at a threshold (`faithlens.analysis.thresholds`): tuned
@@ -20,7 +21,7 @@ import pandas as pd
 from faithlens.analysis import metrics, tally
 from faithlens.analysis.mapping import DEFAULT, Mapping
 from faithlens.analysis.metrics import CLASSES, BinaryMetrics
-from faithlens.analysis.tally import Example, SourceChoice, available_sources, has_topic_types, values_used
+from faithlens.analysis.tally import Example, Group, SourceChoice, available_sources, has_topic_types, values_used
 from faithlens.analysis.thresholds import ALL, TUNING_SPLITS, Threshold
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.vocab import GOLD
@@ -30,6 +31,7 @@ __all__ = [
     "JSON_KEYS",
     "CompareResult",
     "Example",
+    "Group",
     "MetricRow",
     "PairResult",
     "SourceChoice",
@@ -59,21 +61,27 @@ JSON_KEYS = (
 
 @dataclass(frozen=True)
 class MetricRow:
-    """Metrics and the confusion matrix of one compared source on one split (and topic group)."""
+    """Metrics and the confusion matrix of one compared source on one split (and group of units)."""
 
     source: str
     split: str
-    group: str
+    subset: Group
     metrics: BinaryMetrics
     confusion: tuple[tuple[int, int], tuple[int, int]]  # reference rows x compared columns, faithful first
     excluded: int  # units both sources label but the mapping (or a missing score) leaves out
     threshold: float | None = None
 
+    @property
+    def group(self) -> str:
+        """The group's name: 'all', a topic type, a corpus, or a corpus and topic type ('mediasum main')."""
+        return self.subset.name
+
     def as_json(self, with_group: bool = False) -> dict[str, object]:
         values = {**self.metrics.as_dict(), "source": self.source, "split": self.split, "threshold": self.threshold}
         out = {key: _rounded(values[key]) for key in JSON_KEYS}
         if with_group:
-            out["topic_type"] = None if self.group == ALL else self.group
+            out["topic_type"] = None if self.subset.topic_type == ALL else self.subset.topic_type
+            out["corpus"] = None if self.subset.corpus == ALL else self.subset.corpus
         return out
 
 
@@ -105,7 +113,7 @@ class CompareResult:
     reference_labelled: int
     mapping: Mapping
     splits: tuple[str, ...]
-    groups: tuple[str, ...]
+    groups: tuple[Group, ...]
     pairs: tuple[PairResult, ...]
 
     def json_rows(self, with_group: bool = False) -> list[dict[str, object]]:
@@ -116,7 +124,9 @@ def _rounded(value: object) -> object:
     return round(value, 6) if isinstance(value, float) else value
 
 
-def _row_sets(splits: tuple[str, ...], groups: tuple[str, ...], scored: bool, tuned_on: str) -> list[tuple[str, str]]:
+def _row_sets(
+    splits: tuple[str, ...], groups: tuple[Group, ...], scored: bool, tuned_on: str
+) -> list[tuple[str, Group]]:
     """Label sources: all units, then each split. A score source tuned on val/dev: each split (the
     tuning split and those the threshold is applied to), never the in-sample/out-of-sample mix."""
     if scored:
@@ -126,19 +136,18 @@ def _row_sets(splits: tuple[str, ...], groups: tuple[str, ...], scored: bool, tu
     return [(split, group) for split in shown for group in groups]
 
 
-def _mask(frame: pd.DataFrame, split: str, group: str) -> np.ndarray:
+def _mask(frame: pd.DataFrame, split: str, group: Group) -> np.ndarray:
     keep = np.ones(len(frame), dtype=bool)
-    if split != ALL:
-        keep &= (frame["split"] == split).to_numpy()
-    if group != ALL:
-        keep &= (frame["topic_type"] == group).to_numpy()
+    for column, value in (("split", split), ("corpus", group.corpus), ("topic_type", group.topic_type)):
+        if value != ALL:
+            keep &= (frame[column] == value).to_numpy()
     return keep
 
 
 def _metric_row(
     source: str,
     split: str,
-    group: str,
+    group: Group,
     frame: pd.DataFrame,
     predicted: np.ndarray,
     weight: np.ndarray,
@@ -156,7 +165,7 @@ def _metric_row(
     return MetricRow(
         source=source,
         split=split,
-        group=group,
+        subset=group,
         metrics=result,
         confusion=((int(matrix[0, 0]), int(matrix[0, 1])), (int(matrix[1, 0]), int(matrix[1, 1]))),
         excluded=int(weight[keep & ~kept].sum()),
@@ -188,7 +197,7 @@ def _threshold(source: str, scores: pd.DataFrame, splits: tuple[str, ...], overr
 
 
 def _label_pair(
-    choice: SourceChoice, counts: pd.DataFrame, splits: tuple[str, ...], groups: tuple[str, ...]
+    choice: SourceChoice, counts: pd.DataFrame, splits: tuple[str, ...], groups: tuple[Group, ...]
 ) -> tuple[MetricRow, ...]:
     frame = counts[counts["source"] == choice.name]
     weight = frame["n"].to_numpy(dtype=np.int64)
@@ -203,7 +212,7 @@ def _score_pair(
     choice: SourceChoice,
     counts: pd.DataFrame,
     splits: tuple[str, ...],
-    groups: tuple[str, ...],
+    groups: tuple[Group, ...],
     override: float | None,
 ) -> tuple[tuple[MetricRow, ...], Threshold]:
     frame = counts[counts["source"] == choice.name]
@@ -233,12 +242,14 @@ def compare(
     """Reference vs each compared source (default: every other source at this level).
 
     `thresholds` overrides the tuned threshold of named score sources; `by_topic` adds rows per
-    topic type (TofuEval main / marginal) beside each split's rows.
+    topic type (TofuEval main / marginal) and, when the summaries come from two or more corpora, per
+    corpus and per corpus and topic type (TofuEval's MediaSum / MeetingBank, as its Table 3) beside
+    each split's rows.
     """
     choices = available_sources(cur, dataset)
     ref, compared = tally.choose_sources(choices, dataset, level, reference, sources)
     splits = tally.splits(cur, dataset)
-    groups = (ALL, *(tally.topic_types(cur, dataset) if by_topic else ()))
+    groups = tally.groups(cur, dataset) if by_topic else (Group(),)
     counted = tally.tally(cur, dataset, level, ref, compared, mapping)
     counts = counted.counts
     pairs = []
@@ -276,7 +287,8 @@ def drill_down(
     threshold: float | None = None,
 ) -> list[Example]:
     """The units of one confusion-matrix cell: the reference says `reference_value`, `source` says
-    `compared_value` (after the mapping; for a score source after `threshold`, tuned if None)."""
+    `compared_value` (after the mapping; for a score source after `threshold`, tuned if None), on
+    `split` and the units of `group` (a `Group.name`: 'all', 'main', 'mediasum', 'mediasum main')."""
     for name, value in (("reference_value", reference_value), ("compared_value", compared_value)):
         if value not in CLASSES:
             raise FaithLensError(f"{name} {value!r} is not a binary label", f"use {' or '.join(CLASSES)}")
@@ -285,8 +297,11 @@ def drill_down(
     splits = tally.splits(cur, dataset)
     if split != ALL and split not in splits:
         raise NotFoundError(f"{dataset} has no split {split!r}", f"use all or one of {', '.join(splits)}")
+    named = {g.name: g for g in tally.groups(cur, dataset)}
+    if group not in named:
+        raise NotFoundError(f"{dataset} has no group of units {group!r}", f"use one of {', '.join(named)}")
     if choice.mode == "score" and threshold is None:
         threshold = compare(cur, dataset, level, reference, [source], mapping).pairs[0].threshold.value
     return tally.cell_units(
-        cur, dataset, level, ref, choice, mapping, (reference_value, compared_value), split, group, threshold
+        cur, dataset, level, ref, choice, mapping, (reference_value, compared_value), split, named[group], threshold
     )

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field, replace
 
 import duckdb
 
+from faithlens.analysis.generator_names import generator_sql
 from faithlens.build.alignment import Match
 from faithlens.errors import NotFoundError
+from faithlens.querystate import ignored
 from faithlens.store import LATEST_LABEL, fetch_all, fetch_one
 from faithlens.views.states import DetailState
 from faithlens.vocab import GOLD
@@ -105,12 +107,13 @@ def _summary(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> S
         cur,
         SummaryView,
         """
-        SELECT s.summary_id, s.document_id, s.model, s.split, s.topic, s.topic_type, s.text, s.general_comment,
+        SELECT s.summary_id, s.document_id, {generator} AS model, s.split, s.topic, s.topic_type, s.text,
+               s.general_comment,
                coalesce((SELECT list([t.kind, t.value] ORDER BY t.kind, t.value) FROM tag t
                           WHERE t.dataset = s.dataset AND t.level = 'summary' AND t.target_id = s.summary_id), [])
                  AS tags
         FROM summary s WHERE s.dataset = ? AND s.summary_id = ?
-        """,
+        """.format(generator=generator_sql("s")),
         [dataset, summary_id],
     )
     if found is None:
@@ -259,12 +262,12 @@ def resolve_selection(detail: Detail, state: DetailState) -> tuple[DetailState, 
     if unit is not None:
         found = next((u for u in (*detail.sentences, *detail.claims) if u.unit_id == unit), None)
         if found is None:
-            notes.append(f"unit “{unit}” is not part of summary “{summary_id}”; no unit is selected")
+            notes.append(ignored("unit", unit, f"not a unit of summary {summary_id}, so none is selected"))
             unit = None
         elif found.kind == "sentence":
             sentence, unit = found.position + 1, None
     if sentence is not None and sentence > len(detail.sentences):
         count = f"{len(detail.sentences)} sentences" if detail.sentences else "no sentences"
-        notes.append(f"sentence {sentence} is not in summary “{summary_id}” (it has {count}); none is selected")
+        notes.append(ignored("sentence", str(sentence), f"summary {summary_id} has {count}, so none is selected"))
         sentence = None
     return replace(state, summary=summary_id, sentence=sentence, unit=unit), notes

@@ -4,12 +4,14 @@ list. `faithlens.views.detail` reads one summary in full; `faithlens.filters` ho
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import duckdb
 
+from faithlens.analysis.generator_names import generator_sql
 from faithlens.filters import Filters
-from faithlens.store import LATEST_LABEL
+from faithlens.store import LATEST_LABEL, natural_key
+from faithlens.views.states import DetailState
 
 MAX_LIST_ROWS = 2_000
 PREVIEW_CHARS = 140
@@ -33,9 +35,12 @@ class ListResult:
 # through the view, DuckDB would rank every label of the source first (0.5 s at 100x).
 _LIST_SQL = """
 WITH filtered AS MATERIALIZED (
-    SELECT s.summary_id, s.document_id, s.model, s.split, s.topic, s.topic_type, left(s.text, {preview}) AS preview,
-           row_number() OVER (ORDER BY s.document_id, s.model, s.summary_id) AS position
-    FROM summary s WHERE s.dataset = ? {where}
+    SELECT s.summary_id, coalesce(d.title, s.document_id) AS document, {generator} AS model, s.split, s.topic,
+           s.topic_type,
+           left(s.text, {preview}) AS preview,
+           row_number() OVER (ORDER BY {document_order}, s.model, s.summary_id) AS position
+    FROM summary s JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
+    WHERE s.dataset = ? {where}
 ), shown_units AS (
     SELECT u.unit_id, u.summary_id, u.kind FROM unit u
     WHERE u.dataset = ? AND u.summary_id IN (SELECT summary_id FROM filtered WHERE position <= ?)
@@ -55,7 +60,7 @@ WITH filtered AS MATERIALIZED (
     SELECT target_id AS summary_id, value::VARCHAR AS label, score
     FROM current_label WHERE dataset = ? AND source = ? AND level = 'summary'
 )
-SELECT f.summary_id, f.document_id AS document, f.model AS generator, f.split, f.topic, f.topic_type, sl.label,
+SELECT f.summary_id, f.document, f.model AS generator, f.split, f.topic, f.topic_type, sl.label,
        sl.score, c.sentences AS unfaithful_sentences, c.claims AS unfaithful_claims, f.preview
 FROM filtered f
 LEFT JOIN summary_labels sl ON sl.summary_id = f.summary_id
@@ -67,9 +72,16 @@ ORDER BY f.position
 def list_summaries(
     cur: duckdb.DuckDBPyConnection, dataset: str, filters: Filters, max_rows: int = MAX_LIST_ROWS
 ) -> ListResult:
-    """The summaries of `dataset` that pass `filters`, in document / generator / id order."""
+    """The summaries of `dataset` that pass `filters`, in document / generator / id order, documents
+    named by their title and ordered naturally (Story 2 before Story 10)."""
     where, params = filters.where(dataset)
-    sql = _LIST_SQL.format(preview=PREVIEW_CHARS, where=where, latest=LATEST_LABEL)
+    sql = _LIST_SQL.format(
+        preview=PREVIEW_CHARS,
+        where=where,
+        latest=LATEST_LABEL,
+        generator=generator_sql("s"),
+        document_order=natural_key("coalesce(d.title, s.document_id)"),
+    )
     bound = [dataset, *params, dataset, max_rows, dataset, filters.source, dataset, filters.source]
     result = cur.execute(sql, bound)
     columns = tuple(column[0] for column in result.description)
@@ -99,3 +111,24 @@ def neighbours(ids: Sequence[str], summary_id: str) -> Neighbours:
     previous = ids[index - 1] if index > 0 else None
     following = ids[index + 1] if index + 1 < len(ids) else None
     return Neighbours(index + 1, len(ids), previous, following, first)
+
+
+@dataclass(frozen=True)
+class Opened:
+    """The summary the detail shows and whether the user asked for it by name: a summary the page
+    opened on its own (the first match) stays out of the URL, so landing on Explore or changing a
+    filter adds no history entry of its own and a link keeps opening the first match."""
+
+    detail: DetailState
+    named: bool
+
+
+def summary_to_open(wanted: DetailState, ids: Sequence[str], picked: str | None, filters_changed: bool) -> Opened:
+    """What the detail shows: a summary just picked in the list or by Previous/Next; else the one
+    the URL names, unless the user has just changed a filter that excludes it; else the first match."""
+    if picked is not None:
+        return Opened(replace(wanted, summary=picked, sentence=None, unit=None), True)
+    if wanted.summary is not None and not (filters_changed and wanted.summary not in ids):
+        return Opened(wanted, True)
+    first = ids[0] if ids else None
+    return Opened(replace(wanted, summary=first, sentence=None, unit=None), False)

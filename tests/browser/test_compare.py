@@ -23,11 +23,11 @@ def test_heatmap_and_a_cell_that_opens_in_explore(page: Page, app_url: str, scre
 
     helpers.open_app(page, f"{app_url}/compare?dataset=storysumm&sources={FABLES}&pair={FABLES}")
     helpers.assert_no_exception(page)
-    chart = page.get_by_test_id("stPlotlyChart").first
-    expect(chart.locator(".main-svg").first).to_be_visible()
-    expect(chart).to_contain_text(f"{FABLES} · all units")
-    expect(chart).to_contain_text(f"{len(missed)}")
-    expect(chart).to_contain_text(f"{len(caught)}")
+    matrix = page.get_by_test_id("stHtml").locator(".fl-cm").first
+    expect(matrix).to_be_visible()
+    expect(matrix).to_contain_text(f"{FABLES} · all units")
+    expect(matrix).to_contain_text(f"{len(missed)}")
+    expect(matrix).to_contain_text(f"{len(caught)}")
     helpers.screenshot(page, screenshot_dir, "compare_storysumm_fables")
 
     page.get_by_role("radio", name=re.compile(rf"gold unfaithful · {re.escape(FABLES)} faithful")).click()

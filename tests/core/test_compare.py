@@ -310,12 +310,13 @@ def test_tofueval_rows_per_topic_type_add_up(writable) -> None:
     _copy_gold(writable, "tofueval", "sentence", "coder:copy")
     result = compare.compare(writable, "tofueval", "sentence", sources=["coder:copy"], by_topic=True)
     pair = result.pairs[0]
-    assert result.splits == ("dev", "test") and result.groups == ("all", "main", "marginal")
+    assert result.splits == ("dev", "test")
+    assert [g.name for g in result.groups][:3] == ["all", "main", "marginal"]
     for split in ("all", "dev", "test"):
-        parts = [pair.row(split, group).metrics.n for group in ("main", "marginal")]
-        assert sum(parts) == pair.row(split).metrics.n
+        for parts in (("main", "marginal"), ("mediasum", "meetingbank")):
+            assert sum(pair.row(split, group).metrics.n for group in parts) == pair.row(split).metrics.n
     assert pair.row("all").metrics.n == raw.tofueval_expected()["sentences"]
-    assert {"topic_type"} <= set(result.json_rows(with_group=True)[0])
+    assert {"topic_type", "corpus"} <= set(result.json_rows(with_group=True)[0])
 
 
 def test_fables_mapping_decides_which_claims_count(writable) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import re
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,7 +155,8 @@ def test_list_rows_carry_label_and_unfaithful_sentence_counts(cur) -> None:
     for row in result.rows:
         item = dict(zip(columns, row, strict=True))
         record = records[item["summary_id"]]
-        assert item["generator"] == record["model"]
+        paper_name = {("claude", "val"): "Claude-2 (raw: claude, val)", ("claude", "test"): "Claude-3 (raw: claude, test)"}
+        assert item["generator"] == paper_name.get((record["model"], record["split"]), record["model"])
         assert item["label"] == ("faithful" if record["label"] == 1 else "unfaithful")
         if len(record["errors"]) == len(record["summary"]):
             assert item["unfaithful_sentences"] == record["errors"].count(0)
@@ -215,7 +217,7 @@ def test_a_links_unit_is_resolved_against_the_opened_summary(cur) -> None:
     state, notes = resolve(unit=f"{other}#c0", sentence="2")
     assert state == DetailState(summary=sid, sentence=2) and len(notes) == 1 and other in notes[0]
     state, notes = resolve(sentence=str(len(record["summary"]) + 1))
-    assert state == DetailState(summary=sid) and f"it has {len(record['summary'])} sentences" in notes[0]
+    assert state == DetailState(summary=sid) and f"has {len(record['summary'])} sentences" in notes[0]
 
 
 def test_the_list_is_ordered_and_capped_but_keeps_every_id(cur) -> None:
@@ -312,3 +314,15 @@ def test_select_matches_filters_stored_passages_at_read_time(cur) -> None:
     threshold = stored[1].score
     assert all(m.score >= threshold for m in explore_detail.select_matches(stored, 5, threshold))
     assert explore_detail.select_matches(stored, 5, 101) == []
+
+
+def test_documents_are_named_by_title_and_sorted_naturally(cur) -> None:
+    titles = {f"Story {record['story-id']}" for record in storysumm_records().values()}
+    result = explore.list_summaries(cur, "storysumm", Filters())
+    shown = list(dict.fromkeys(row[result.columns.index("document")] for row in result.rows))
+
+    def natural(text: str) -> list:
+        return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", text)]
+
+    assert set(shown) == titles, "the list names documents as the detail's header does"
+    assert shown == sorted(shown, key=natural) and shown[:3] == ["Story 1", "Story 2", "Story 3"]

@@ -37,7 +37,7 @@ def test_stats_match_raw_files(stats: dict, name: str, expected) -> None:
 def test_stats_json_shape_uses_only_the_shared_vocabulary(stats: dict) -> None:
     allowed_values = {"faithful", "unfaithful", "partial", "unverifiable", "ambiguous", "n/a"}
     for info in stats.values():
-        assert set(info) == {"documents", "summaries", "sentences", "claims", "labels"}
+        assert set(info) == {"documents", "summaries", "sentences", "claims", "labels", "sources"}
         for levels in info["labels"].values():
             assert set(levels) <= {"summary", "sentence", "claim"}
             for values in levels.values():
@@ -45,9 +45,28 @@ def test_stats_json_shape_uses_only_the_shared_vocabulary(stats: dict) -> None:
 
 
 def test_every_evaluator_file_is_its_own_label_source(stats: dict) -> None:
-    expected = set(raw.storysumm_predictions())
-    score_only = {s for s, p in raw.storysumm_predictions().items() if all("label" not in r for r in p.values())}
-    assert expected - score_only <= set(stats["storysumm"]["labels"])
+    assert set(raw.storysumm_predictions()) | {"gold"} == set(stats["storysumm"]["sources"])
     assert {"claude-3-opus-20240229/justquestion", "gpt-4-0125-preview/cot", "mixtral/cot"} <= set(
         stats["storysumm"]["labels"]
     )
+
+
+@pytest.mark.parametrize("source", ["alignscore-roberta-large", "unieval"])
+def test_score_only_evaluators_are_listed_with_their_scores(stats: dict, source: str) -> None:
+    """AlignScore and UniEval give scores, no labels: stats still lists them, with one score per summary scored."""
+    predictions = raw.storysumm_predictions()[source]
+    scores = [record["probs"] for record in predictions.values() if isinstance(record.get("probs"), (int, float))]
+    assert scores and all("label" not in record for record in predictions.values())
+    assert stats["storysumm"]["sources"][source] == {"kind": "evaluator", "labelled": 0, "scored": len(scores)}
+
+
+def test_stats_text_names_every_label_source(built_db: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "faithlens", "stats", "--db", str(built_db)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    scored = len(raw.storysumm_predictions()["unieval"])
+    assert f"  unieval (evaluator): 0 labelled, {scored} scored" in result.stdout.splitlines()

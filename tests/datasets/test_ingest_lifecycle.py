@@ -117,7 +117,7 @@ def test_reimporting_a_dataset_replaces_it(db_copy: Path, tmp_path: Path) -> Non
 
 def test_importing_over_a_bundled_dataset_is_refused(db_copy: Path, tmp_path: Path, capsys) -> None:
     mine = tmp_path / "x.jsonl"
-    mine.write_text(json.dumps({"document_id": "d", "summary_id": "s", "sentences": []}), encoding="utf-8")
+    mine.write_text(json.dumps({"document_id": "d", "summary_id": "s", "sentences": [{"text": "x"}]}), encoding="utf-8")
     before = fingerprint(db_copy)
     assert cli.main(["import", str(mine), "--format", "canonical", "--name", "storysumm", "--db", str(db_copy)]) == 2
     assert "bundled benchmark" in capsys.readouterr().err

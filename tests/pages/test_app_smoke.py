@@ -8,8 +8,9 @@ import sys
 
 import pytest
 
-from faithlens import config
+from faithlens import config, store
 from faithlens.datasets import VENDORED
+from tests import raw
 from tests.browser.helpers import ROOT, app_pages
 
 
@@ -67,9 +68,23 @@ def test_a_locked_database_shows_the_error_box_with_what_to_do(app_test, db_copy
 
 @pytest.mark.parametrize("script", app_pages())
 def test_an_empty_database_says_how_to_build_it(app_test, tmp_path, monkeypatch, script: str) -> None:
-    monkeypatch.setenv(config.SETTINGS["db"].env, str(tmp_path / "empty.duckdb"))
+    empty = tmp_path / "empty.duckdb"
+    store.connect(empty).close()
+    monkeypatch.setenv(config.SETTINGS["db"].env, str(empty))
     at = app_test("app.py")
     at.switch_page(script)
     at.run()
     assert not at.exception
     assert any("faithlens ingest" in w.value for w in at.warning)
+
+
+def test_a_first_visit_opens_the_dataset_with_the_most_label_sources_and_keeps_the_url(app_test) -> None:
+    sources = {
+        "storysumm": 1 + len(raw.storysumm_predictions()),
+        "fables": len({model for models in raw.fables_books().values() for model in models}),
+    }
+    at = app_test("app.py")
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="dataset_picker").value == max(sources, key=sources.get) == "storysumm"
+    assert dict(at.query_params) == {}, "a first visit to / adds nothing to the URL (no history entry)"

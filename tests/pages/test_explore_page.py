@@ -175,7 +175,7 @@ def test_a_unit_of_another_summary_is_dropped_with_a_warning(app_test) -> None:
     at = app_test(PAGE, dataset="fables", summary=summary_id, unit=foreign)
     at.run()
     clean(at)
-    assert any("is not part of summary" in w.value and DANIEL in w.value for w in at.warning)
+    assert any("ignored: not a unit of summary" in w.value and DANIEL in w.value for w in at.warning)
     assert "unit" not in at.query_params and at.query_params["summary"] == summary_id
     assert chosen_claims(at) == [] and '<div class="fl-chosen">' not in html_blocks(at)
 
@@ -216,11 +216,16 @@ def test_compare_drill_down_links_open_explore_on_their_unit(app_test, level: st
         assert html.escape(text, quote=True) in marked
 
 
-def test_an_unknown_summary_shows_the_error_box(app_test) -> None:
-    at = app_test(PAGE, dataset="storysumm", summary="no-such-summary")
+def test_an_unknown_summary_is_ignored_with_a_note_and_the_first_match_opens(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm", summary="no-such-summary", sentence="2")
     at.run()
-    assert not at.exception
-    assert "no summary 'no\\-such\\-summary' in dataset 'storysumm'" in at.error[0].value
+    assert not at.exception and not at.error
+    notes = [w.value for w in at.warning]
+    assert any("summary='no\\-such\\-summary' in the link was ignored" in note for note in notes), notes
+    assert any("sentence='2' in the link was ignored" in note for note in notes), notes
+    first = at.dataframe[0].value["summary"].iloc[0]
+    assert at.subheader[0].value.endswith(first), "the first row of the list is open"
+    assert dict(at.query_params) == {"dataset": "storysumm"}
 
 
 def test_filters_from_another_dataset_are_dropped_with_a_warning(app_test) -> None:
@@ -295,4 +300,23 @@ def test_switching_dataset_starts_a_clean_view(app_test) -> None:
     clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert caption(at) == f"**All {len(storysumm_records())} summaries**"
-    assert dict(at.query_params) == {"dataset": "storysumm", "summary": at.query_params["summary"]}
+    assert dict(at.query_params) == {"dataset": "storysumm"}
+
+
+def test_the_summary_label_filter_offers_only_the_labels_that_occur(app_test) -> None:
+    at = app_test(PAGE, dataset="storysumm")
+    at.run()
+    occurring = {"faithful" if record["label"] == 1 else "unfaithful" for record in storysumm_records().values()}
+    assert set(at.selectbox(key=key("storysumm", "f.label")).options) == {"(any)", *occurring}
+
+
+def test_a_filter_change_that_excludes_the_open_summary_opens_the_first_match(app_test) -> None:
+    records = storysumm_records()
+    val = next(sid for sid, record in records.items() if record["split"] == "val")
+    at = app_test(PAGE, dataset="storysumm", summary=val)
+    at.run()
+    assert at.subheader[0].value.endswith(val)
+    at.selectbox(key=key("storysumm", "f.split")).set_value("test").run()
+    first = at.dataframe[0].value["summary"].iloc[0]
+    assert records[first]["split"] == "test" and at.subheader[0].value.endswith(first)
+    assert dict(at.query_params) == {"dataset": "storysumm", "split": "test"}

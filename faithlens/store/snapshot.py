@@ -1,0 +1,89 @@
+"""Reading the database while another process (the app) holds it read-write.
+
+DuckDB lets no other process open a file that one process holds read-write, not even read-only.
+Read-only commands then read a snapshot: the file and its write-ahead log copied into a private
+temporary folder. Every commit of the holder is in one of the two files, so the copy holds every
+committed write. A checkpoint or commit during the copy would tear it, so each file's
+(size, mtime_ns, inode) is compared before and after the copy, and the copy retried when either changed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+import duckdb
+
+from faithlens.errors import FaithLensError
+from faithlens.store.connection import DatabaseInUseError, connect
+
+ATTEMPTS = 5
+RETRY_PAUSE_S = 0.05
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A read-only connection, and a note to show the user when it reads a snapshot."""
+
+    conn: duckdb.DuckDBPyConnection
+    note: str | None = None
+
+
+@contextmanager
+def open_for_reading(path: Path | str) -> Iterator[Reading]:
+    """The database at `path`, read-only; while another process holds it, a snapshot of it.
+
+    The connection is closed, and the snapshot deleted, when the block ends.
+    """
+    path = Path(path)
+    with ExitStack() as stack:
+        try:
+            conn, note = connect(path, read_only=True), None
+        except DatabaseInUseError as exc:
+            folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="faithlens-snapshot-")))
+            copy, taken = _copy_consistent(path, folder)
+            conn = connect(copy, read_only=True)
+            note = f"{exc.holder} holds {path}; these figures come from a snapshot of it taken at {taken:%H:%M:%S}"
+        stack.callback(conn.close)
+        yield Reading(conn, note)
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def _copy_consistent(path: Path, folder: Path) -> tuple[Path, datetime]:
+    """Copy the database and its WAL into `folder`, unchanged by the holder while copying."""
+    files = [path, path.with_name(path.name + ".wal")]
+    for attempt in range(ATTEMPTS):
+        taken = datetime.now()
+        before = [_stamp(f) for f in files]
+        for source in files:
+            target = folder / source.name
+            target.unlink(missing_ok=True)
+            try:
+                shutil.copyfile(source, target)
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise FaithLensError(
+                    f"{path}: could not copy it for a snapshot: {exc.strerror}",
+                    f"free space in {folder.parent} (or point TMPDIR elsewhere), or stop the app and rerun",
+                ) from None
+        if [_stamp(f) for f in files] == before:
+            return folder / path.name, taken
+        time.sleep(RETRY_PAUSE_S * (attempt + 1))
+    raise FaithLensError(
+        f"{path} kept changing while a snapshot of it was taken ({ATTEMPTS} tries)",
+        "rerun this command in a moment, or stop the app and rerun",
+    )

@@ -1,0 +1,151 @@
+"""The files a user has in hand import whole: FABLES.json unzipped, a TofuEval CSV under any name,
+the canonical format as CSV."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import zipfile
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from faithlens import cli
+from faithlens.views import catalog
+from tests import raw
+
+FACTUAL = raw.DATA / "tofueval" / "factual_consistency"
+
+
+def _stats(db: Path) -> dict:
+    conn = duckdb.connect(str(db), read_only=True)
+    try:
+        return catalog.stats(conn)
+    finally:
+        conn.close()
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    conn = duckdb.connect(str(db), read_only=True)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def _import(db: Path, path: Path, *options: str) -> None:
+    assert cli.main(["import", str(path), *options, "--db", str(db)]) == 0
+
+
+def test_unzipped_fables_json_gives_the_counts_of_the_release(db_copy: Path, tmp_path: Path) -> None:
+    with zipfile.ZipFile(raw.DATA / "fables" / "FABLES.json.zip") as archive:
+        archive.extract("FABLES.json", tmp_path)
+    _import(db_copy, tmp_path / "FABLES.json", "--format", "fables")
+    assert _stats(db_copy)["FABLES"] == raw.fables_expected()
+
+
+@pytest.mark.parametrize(
+    ("published", "corpus", "split"),
+    [
+        ("mediasum_factual_eval_test.csv", "mediasum", "test"),
+        ("meetingbank_factual_eval_dev.csv", "meetingbank", "dev"),
+    ],
+)
+def test_a_renamed_tofueval_csv_imports_with_corpus_and_split(
+    published: str, corpus: str, split: str, db_copy: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "annotations.csv"
+    shutil.copy(FACTUAL / published, path)
+    _import(db_copy, path, "--format", "tofueval", "--corpus", corpus, "--split", split)
+    stats = _stats(db_copy)["annotations"]
+    assert stats == raw.tofueval_expected([FACTUAL / published])
+    assert _rows(db_copy, "SELECT DISTINCT source, split FROM document WHERE dataset = 'annotations'") == [
+        (corpus, split)
+    ]
+    assert _rows(db_copy, "SELECT DISTINCT split FROM summary WHERE dataset = 'annotations'") == [(split,)]
+
+
+CSV = (
+    "document_id,summary_id,sentence,label,explanation,error_types,model,split,summary_label,document\n"
+    's1-doc,sum-a,Ann sailed south.,unfaithful,She sailed north.,Contradiction; Mis-Referencing,gpt-x,test,unfaithful,"Ann sailed north.\n'
+    'The storm came at dawn, late."\n'
+    "s1-doc,sum-a,A storm came.,faithful,,,,,,\n"
+    "s1-doc,sum-b,Ann went to sea.,,,,llama,,,\n"
+)
+"""Two summaries of one document: error types `;`-separated, summary-level cells filled once, the
+document text (with a comma and a line break) on one row, an unlabelled sentence."""
+
+SAME_AS_JSON_LINES = [
+    {
+        "document_id": "s1-doc",
+        "document": "Ann sailed north.\nThe storm came at dawn, late.",
+        "summary_id": "sum-a",
+        "model": "gpt-x",
+        "split": "test",
+        "label": "unfaithful",
+        "sentences": [
+            {
+                "text": "Ann sailed south.",
+                "label": "unfaithful",
+                "explanation": "She sailed north.",
+                "error_types": ["Contradiction", "Mis-Referencing"],
+            },
+            {"text": "A storm came.", "label": "faithful"},
+        ],
+    },
+    {"document_id": "s1-doc", "summary_id": "sum-b", "model": "llama", "sentences": [{"text": "Ann went to sea."}]},
+]
+
+CONTENT = {
+    "document": "SELECT document_id, text, text_note FROM document WHERE dataset = ? ORDER BY ALL",
+    "summary": "SELECT summary_id, document_id, model, split, text FROM summary WHERE dataset = ? ORDER BY ALL",
+    "unit": "SELECT unit_id, kind, position, text FROM unit WHERE dataset = ? ORDER BY ALL",
+    "label": "SELECT source, level, target_id, value::VARCHAR, explanation FROM current_label WHERE dataset = ? ORDER BY ALL",
+    "tag": "SELECT level, target_id, kind, value FROM tag WHERE dataset = ? ORDER BY ALL",
+}
+
+
+def _content(db: Path, dataset: str) -> dict[str, list[tuple]]:
+    conn = duckdb.connect(str(db), read_only=True)
+    try:
+        return {table: conn.execute(sql, [dataset]).fetchall() for table, sql in CONTENT.items()}
+    finally:
+        conn.close()
+
+
+def test_canonical_csv_lands_as_its_rows_say(db_copy: Path, tmp_path: Path) -> None:
+    path = tmp_path / "my_eval.csv"
+    path.write_text(CSV, encoding="utf-8")
+    _import(db_copy, path, "--format", "canonical")
+    content = _content(db_copy, "my_eval")
+    assert content["document"] == [("s1-doc", "Ann sailed north.\nThe storm came at dawn, late.", None)]
+    assert content["summary"] == [
+        ("sum-a", "s1-doc", "gpt-x", "test", "Ann sailed south. A storm came."),
+        ("sum-b", "s1-doc", "llama", None, "Ann went to sea."),
+    ]
+    assert content["label"] == [
+        ("gold", "sentence", "sum-a#s0", "unfaithful", "She sailed north."),
+        ("gold", "sentence", "sum-a#s1", "faithful", None),
+        ("gold", "summary", "sum-a", "unfaithful", None),
+    ]
+    assert content["tag"] == [
+        ("sentence", "sum-a#s0", "error_type", "Contradiction"),
+        ("sentence", "sum-a#s0", "error_type", "Mis-Referencing"),
+    ]
+    assert [row[0] for row in content["unit"]] == ["sum-a#s0", "sum-a#s1", "sum-b#s0"]
+
+
+def test_canonical_csv_and_json_lines_of_the_same_data_import_alike(db_copy: Path, tmp_path: Path) -> None:
+    (tmp_path / "as_csv.csv").write_text(CSV, encoding="utf-8")
+    (tmp_path / "as_jsonl.jsonl").write_text("\n".join(json.dumps(r) for r in SAME_AS_JSON_LINES), encoding="utf-8")
+    _import(db_copy, tmp_path / "as_csv.csv", "--format", "canonical")
+    _import(db_copy, tmp_path / "as_jsonl.jsonl", "--format", "canonical")
+    assert _content(db_copy, "as_csv") == _content(db_copy, "as_jsonl")
+
+
+def test_canonical_csv_format_reads_a_csv_under_any_extension(db_copy: Path, tmp_path: Path) -> None:
+    path = tmp_path / "export.txt"
+    path.write_text(CSV, encoding="utf-8")
+    _import(db_copy, path, "--format", "canonical-csv", "--name", "from-sheet")
+    assert _stats(db_copy)["from-sheet"]["sentences"] == CSV.count("\ns1-doc,")
