@@ -25,7 +25,10 @@ def load_label_figures(db_path: str, version: str, dataset: str) -> overview.Lab
         return overview.build_label_figures(cur, dataset)
 
 
-def show_counts(report: overview.Headline) -> None:
+def show_headline(report: overview.Headline) -> None:
+    st.title(f"Overview: {md_escape(report.dataset)}")
+    if report.description:
+        st.caption(md_escape(report.description))
     counts = report.counts
     cells = (
         ("Documents", counts.documents),
@@ -41,21 +44,28 @@ def show_counts(report: overview.Headline) -> None:
         st.info("\n".join(f"- {md_escape(note)}" for note in report.missing), icon=":material/info:")
 
 
+def show_generators(report: overview.Headline, cache_key: tuple[str, str, str]) -> None:
+    """The generator charts, with the headline (title, counts) above them drawn after the first
+    chart: the browser starts loading Plotly only when a chart arrives, so that one goes out first."""
+    top = st.container()
+    st.header("Faithfulness per generator", divider="gray")
+    if not report.generators:
+        st.info("No generator table: this dataset has no gold label with a verdict.", icon=":material/info:")
+    for figure in report.generators[:1]:
+        charts.show_figure(figure, report.dataset, cache_key)
+    with top:
+        show_headline(report)
+    for figure in report.generators[1:]:
+        charts.show_figure(figure, report.dataset, cache_key)
+
+
 ctx = shell.page_setup(urlstate.OVERVIEW)
 with shell.guard():
     urlstate.write(OverviewState(ctx.dataset))
     if ctx.dataset is not None:
         cache_key = (ctx.db_path, ctx.version, ctx.dataset)
         report = load_headline(*cache_key)
-        st.title(f"Overview: {md_escape(report.dataset)}")
-        if report.description:
-            st.caption(md_escape(report.description))
-        show_counts(report)
-        st.header("Faithfulness per generator", divider="gray")
-        if not report.generators:
-            st.info("No generator table: this dataset has no gold label with a verdict.", icon=":material/info:")
-        for figure in report.generators:
-            charts.show_figure(figure, report.dataset, cache_key)
+        show_generators(report, cache_key)
         st.header("Labels per source and level", divider="gray")
         figures = load_label_figures(*cache_key)
         if figures.labels is None:

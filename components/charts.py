@@ -12,13 +12,17 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from components.markdown import md_escape
-from faithlens.analysis.figures import BarFigure, ScoreFigure
+from faithlens.analysis.figures import BarFigure, ScoreFigure, Table, round1
 from faithlens.vocab import VERDICTS
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Fixed colours for the shared vocabulary, so a verdict looks the same on every chart.
 VERDICT_COLOURS = {
@@ -53,18 +57,19 @@ def bar_chart(figure: BarFigure) -> go.Figure:
     """Stacked shares: one horizontal bar per group summing to 100%. Rates: vertical bars per
     group, one per series side by side, as the paper's table columns."""
     fig = go.Figure()
-    series_names = sorted(dict.fromkeys(figure.bars["series"]), key=_verdict_order)
-    groups = _escape(dict.fromkeys(figure.bars["group"]))
+    bars = list(figure.bars.records())
+    series_names = sorted(dict.fromkeys(bar["series"] for bar in bars), key=_verdict_order)
+    groups = _escape(dict.fromkeys(bar["group"] for bar in bars))
     value, category = ("x", "y") if figure.stacked else ("y", "x")
     for index, name in enumerate(series_names):
-        part = figure.bars[figure.bars["series"] == name]
+        part = [bar for bar in bars if bar["series"] == name]
         colour = VERDICT_COLOURS.get(name) if figure.stacked else None
         fig.add_bar(
             name=html.escape(name, quote=True),
-            **{category: _escape(part["group"]), value: part["percent"].round(1)},
+            **{category: _escape(bar["group"] for bar in part), value: [round1(bar["percent"]) for bar in part]},
             orientation="h" if figure.stacked else "v",
             marker_color=colour or SERIES_COLOURS[index % len(SERIES_COLOURS)],
-            customdata=list(zip(part["n"], part["total"], strict=True)),
+            customdata=[(bar["n"], bar["total"]) for bar in part],
             texttemplate=f"%{{{value}:.1f}}",
             textposition="inside" if figure.stacked else "outside",
             insidetextanchor="middle",
@@ -76,7 +81,7 @@ def bar_chart(figure: BarFigure) -> go.Figure:
         category_axis = {"categoryorder": "array", "categoryarray": groups[::-1], "automargin": True}
         fig.update_layout(barmode="stack", height=120 + 40 * len(groups), xaxis=value_axis, yaxis=category_axis)
     else:
-        top = float(figure.bars["percent"].max()) if len(figure.bars) else 100.0
+        top = max((bar["percent"] for bar in bars), default=100.0)
         value_axis["range"] = [0, min(100.0, top * 1.15 + 2)]
         category_axis = {"categoryorder": "array", "categoryarray": groups, "automargin": True}
         fig.update_layout(barmode="group", height=420, xaxis=category_axis, yaxis=value_axis)
@@ -87,16 +92,16 @@ def bar_chart(figure: BarFigure) -> go.Figure:
 def score_chart(figure: ScoreFigure) -> go.Figure:
     """One box per score-only (source, level), drawn from the quartiles the core computed."""
     table = figure.table
-    names = _escape(f"{s} · {lv}" for s, lv in zip(table["source"], table["level"], strict=True))
+    names = _escape(f"{s} · {lv}" for s, lv in zip(table.column("source"), table.column("level"), strict=True))
     fig = go.Figure(
         go.Box(
             y=names,
-            q1=table["q1"],
-            median=table["median"],
-            q3=table["q3"],
-            lowerfence=table["min"],
-            upperfence=table["max"],
-            mean=table["mean"],
+            q1=table.column("q1"),
+            median=table.column("median"),
+            q3=table.column("q3"),
+            lowerfence=table.column("min"),
+            upperfence=table.column("max"),
+            mean=table.column("mean"),
             orientation="h",
             marker_color=SERIES_COLOURS[0],
             name="score",
@@ -104,7 +109,7 @@ def score_chart(figure: ScoreFigure) -> go.Figure:
     )
     fig.update_layout(
         height=120 + 50 * len(table),
-        xaxis={"title": "score", "range": [0, 1] if table["max"].max() <= 1 else None},
+        xaxis={"title": "score", "range": [0, 1] if max(table.column("max")) <= 1 else None},
         yaxis={"automargin": True, "categoryorder": "array", "categoryarray": names[::-1]},
         showlegend=False,
         **_LAYOUT,
@@ -193,6 +198,19 @@ def _table_height(rows: int) -> int | str:
     return 38 + 35 * rows + 2 if rows <= MAX_FULL_TABLE_ROWS else "auto"
 
 
+def _frame(table: Table) -> pd.DataFrame:
+    """The table as a DataFrame for `st.dataframe`; a column of whole numbers with blanks stays
+    whole numbers (pandas' nullable Int64) instead of turning into floats."""
+    import pandas as pd  # only here: the Overview's first chart is sent before pandas is loaded
+
+    frame = pd.DataFrame(list(table.rows), columns=list(table.columns))
+    for name in table.columns:
+        values = [value for value in table.column(name) if value is not None]
+        if values and len(values) < len(table) and all(type(value) is int for value in values):
+            frame[name] = frame[name].astype("Int64")
+    return frame
+
+
 def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[str, ...]) -> None:
     """Title, chart, caption line, table and its CSV download for one figure.
 
@@ -201,13 +219,13 @@ def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[
     st.subheader(md_escape(figure.title))
     st.plotly_chart(_cached_chart(figure, cache_key, figure.key), key=f"chart_{figure.key}", config=_CONFIG)
     st.caption(md_escape(figure.caption))
-    st.dataframe(figure.table, hide_index=True, height=_table_height(len(figure.table)), placeholder="")
     table = figure.table
+    st.dataframe(_frame(table), hide_index=True, height=_table_height(len(table)), placeholder="")
     st.download_button(
         "Download CSV",
-        # Written on click (on a worker thread; it reads only this frame): no CSV built and
+        # Written on click (on a worker thread; it reads only this table): no CSV built and
         # uploaded to the browser's media store for every figure on every run.
-        data=lambda: table.to_csv(index=False).encode("utf-8"),
+        data=lambda: table.to_csv().encode("utf-8"),
         file_name=f"{dataset}_{figure.key}.csv",
         mime="text/csv",
         key=f"csv_{figure.key}",

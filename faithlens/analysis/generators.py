@@ -2,17 +2,19 @@
 FABLES Table 2, TofuEval Table 2), and a generic table for any other dataset.
 
 The dataset adapters (`faithlens.datasets`) name their paper table; datasets of other formats get
-`generic_generators`. Counting happens in DuckDB; pandas only reshapes the small aggregated frames.
+`generic_generators`. Counting happens in DuckDB; plain Python reshapes the small aggregated rows
+(no pandas: the Overview draws its first chart before pandas is imported).
 Generators are named as `faithlens.analysis.generator_names` shows them: StorySumm's two `claude`
 models become the paper's Claude-2 (val) and Claude-3 (test), with the raw value beside.
 """
 
 from __future__ import annotations
 
-import duckdb
-import pandas as pd
+from collections import defaultdict
 
-from faithlens.analysis.figures import BAR_COLUMNS, BarFigure
+import duckdb
+
+from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table, round1
 from faithlens.analysis.generator_names import generator_sql
 from faithlens.vocab import GOLD, LEVELS, VERDICTS, Level, Verdict
 
@@ -21,8 +23,11 @@ OVERALL = "Overall"
 _GENERATOR = generator_sql("s")
 
 
-def _verdicts_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str, source: str, level: str) -> pd.DataFrame:
-    """Current labels with a verdict from `source` at `level`, counted per generator, corpus, topic type."""
+def _verdicts_by_generator(
+    cur: duckdb.DuckDBPyConnection, dataset: str, source: str, level: str
+) -> list[tuple[str, str, str, str, int]]:
+    """Current labels with a verdict from `source` at `level`, counted per generator, corpus, topic
+    type: rows of (generator, corpus, topic_type, value, n)."""
     return cur.execute(
         f"""
         SELECT coalesce({_GENERATOR}, ?) AS generator, coalesce(d.source, '') AS corpus,
@@ -35,43 +40,47 @@ def _verdicts_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str, source:
         GROUP BY ALL
         """,
         [NO_MODEL, dataset, source, level],
-    ).df()
+    ).fetchall()
 
 
-def _summaries_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str) -> pd.Series:
+def _with_overall(per: dict[str, int]) -> dict[str, int]:
+    return {**per, OVERALL: sum(per.values())}
+
+
+def _summaries_by_generator(cur: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, int]:
     """Summaries per generator, plus the Overall total."""
-    per = (
-        cur.execute(
-            f"SELECT coalesce({_GENERATOR}, ?) AS generator, count(*) AS n "
-            "FROM summary s WHERE s.dataset = ? GROUP BY 1",
-            [NO_MODEL, dataset],
-        )
-        .df()
-        .set_index("generator")["n"]
-    )
-    per[OVERALL] = per.sum()
-    return per
+    rows = cur.execute(
+        f"SELECT coalesce({_GENERATOR}, ?) AS generator, count(*) AS n FROM summary s WHERE s.dataset = ? GROUP BY 1",
+        [NO_MODEL, dataset],
+    ).fetchall()
+    return _with_overall(dict(rows))
 
 
-def _shares(counted: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per generator plus an Overall row: (bars long frame, wide table of labelled and % per verdict)."""
-    per_generator = counted.groupby(["generator", "value"], as_index=False)["n"].sum()
-    overall = per_generator.groupby("value", as_index=False)["n"].sum().assign(generator=OVERALL)
-    both = pd.concat([per_generator, overall], ignore_index=True)
-    both["total"] = both.groupby("generator")["n"].transform("sum")
-    both["percent"] = 100 * both["n"] / both["total"]
-    verdicts = [v for v in VERDICTS if v in set(both["value"])]
-    generators = sorted(set(per_generator["generator"]), key=str.lower) + [OVERALL]
-    bars = both.rename(columns={"generator": "group", "value": "series"})
-    bars = bars.assign(_g=bars["group"].map(generators.index), _s=bars["series"].map(verdicts.index)).sort_values(
-        ["_g", "_s"]
-    )
-    wide = both.pivot_table(index="generator", columns="value", values="percent", fill_value=0.0).round(1)
-    wide = wide.reindex(index=generators, columns=verdicts, fill_value=0.0)
-    wide.columns = [f"% {v}" for v in verdicts]
-    labelled = both.groupby("generator")["total"].first().reindex(generators)
-    table = wide.assign(labelled=labelled).reset_index().rename(columns={"index": "generator"})
-    return bars[BAR_COLUMNS].reset_index(drop=True), table
+def _generator_order(names: set[str]) -> list[str]:
+    """Generators by name (case-insensitive), then Overall."""
+    return [*sorted(names, key=str.lower), OVERALL]
+
+
+def _shares(counted: list[tuple]) -> tuple[Table, list[dict[str, object]]]:
+    """Per generator plus an Overall row: (bars, one record per generator: generator, % per verdict
+    present, labelled), in table order."""
+    n: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for generator, _corpus, _topic_type, value, count in counted:
+        n[generator][value] += count
+        n[OVERALL][value] += count
+    generators = _generator_order(set(n) - {OVERALL})
+    verdicts = [v for v in VERDICTS if v in n[OVERALL]]
+    bars, records = [], []
+    for generator in generators:
+        total = sum(n[generator].values())
+        record: dict[str, object] = {"generator": generator}
+        for verdict in verdicts:
+            count = n[generator].get(verdict)
+            if count is not None:
+                bars.append((generator, verdict, 100 * count / total, count, total))
+            record[f"% {verdict}"] = 0.0 if count is None else round1(100 * count / total)
+        records.append({**record, "labelled": total})
+    return Table.of(BAR_COLUMNS, bars), records
 
 
 def _source_phrase(cur: duckdb.DuckDBPyConnection, dataset: str, source: str) -> str:
@@ -87,10 +96,11 @@ def generic_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Bar
     summaries = _summaries_by_generator(cur, dataset)
     for level in LEVELS:
         counted = _verdicts_by_generator(cur, dataset, GOLD, level)
-        if counted.empty:
+        if not counted:
             continue
-        bars, table = _shares(counted)
-        table.insert(1, "summaries", table["generator"].map(summaries).astype(int))
+        bars, records = _shares(counted)
+        columns = ["generator", "summaries", *list(records[0])[1:]]
+        table = Table.from_records(columns, ({**r, "summaries": summaries[r["generator"]]} for r in records))
         unit = "summaries" if level == Level.SUMMARY else f"{level}s"
         figures.append(
             BarFigure(
@@ -112,11 +122,10 @@ def generic_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Bar
 def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarFigure]:
     """StorySumm Table 2: per generator, summaries, % faithful, and # easy / # hard unfaithful summaries."""
     counted = _verdicts_by_generator(cur, dataset, GOLD, Level.SUMMARY)
-    if counted.empty:
+    if not counted:
         return []
-    bars, table = _shares(counted)
+    bars, records = _shares(counted)
     summaries = _summaries_by_generator(cur, dataset)
-    table.insert(1, "summaries", table["generator"].map(summaries).astype(int))
     difficulty = cur.execute(
         f"""
         SELECT coalesce({_GENERATOR}, ?) AS generator, t.value, count(DISTINCT t.target_id) AS n
@@ -125,11 +134,15 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
         GROUP BY ALL
         """,
         [NO_MODEL, dataset],
-    ).df()
-    for value in ("easy", "hard"):
-        per = difficulty[difficulty["value"] == value].set_index("generator")["n"]
-        per[OVERALL] = per.sum()
-        table[f"# {value}"] = table["generator"].map(per).fillna(0).astype(int)
+    ).fetchall()
+    per = {v: _with_overall({g: n for g, value, n in difficulty if value == v}) for v in ("easy", "hard")}
+    table = Table.from_records(
+        ["generator", "summaries", *list(records[0])[1:], "# easy", "# hard"],
+        (
+            {**r, "summaries": summaries[r["generator"]], **{f"# {v}": per[v].get(r["generator"], 0) for v in per}}
+            for r in records
+        ),
+    )
     return [
         BarFigure(
             key="generators_summary",
@@ -149,12 +162,15 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
     ]
 
 
+PER_SUMMARY = ("summaries", "avg # claims", "std # claims")
+
+
 def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarFigure]:
     """FABLES Table 2: per generator, claims per summary and % of claims per 4-way verdict."""
     counted = _verdicts_by_generator(cur, dataset, GOLD, Level.CLAIM)
-    if counted.empty:
+    if not counted:
         return []
-    bars, table = _shares(counted)
+    bars, records = _shares(counted)
     per_summary = cur.execute(
         f"""
         SELECT CASE WHEN grouping(generator) = 1 THEN ? ELSE generator END AS generator, count(*) AS summaries,
@@ -168,10 +184,13 @@ def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarF
         GROUP BY GROUPING SETS ((generator), ())
         """,
         [OVERALL, NO_MODEL, dataset],
-    ).df()
-    shares = [column for column in table.columns if column.startswith("% ")]
-    table = table.merge(per_summary, on="generator", how="left")
-    table = table[["generator", "summaries", "avg # claims", "std # claims", "labelled", *shares]]
+    )
+    per_generator = {row[0]: dict(zip(PER_SUMMARY, row[1:], strict=True)) for row in per_summary.fetchall()}
+    shares = [column for column in records[0] if column.startswith("% ")]
+    table = Table.from_records(
+        ["generator", *PER_SUMMARY, "labelled", *shares],
+        ({**r, **per_generator.get(r["generator"], {})} for r in records),
+    )
     return [
         BarFigure(
             key="generators_claim",
@@ -194,26 +213,9 @@ def tofueval_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Ba
     figures = []
     for level, unit in ((Level.SENTENCE, "sentences"), (Level.SUMMARY, "summaries")):
         counted = _verdicts_by_generator(cur, dataset, GOLD, level)
-        if counted.empty:
+        if not counted:
             continue
-        counted["series"] = (counted["corpus"] + " " + counted["topic_type"]).str.strip().replace("", "all")
-        counted["unfaithful"] = counted["n"].where(counted["value"] == Verdict.UNFAITHFUL, 0)
-        both = pd.concat([counted, counted.assign(generator=OVERALL)], ignore_index=True)
-        grouped = both.groupby(["generator", "series"], as_index=False)[["unfaithful", "n"]].sum()
-        grouped = grouped.rename(columns={"n": "total", "unfaithful": "n"})
-        grouped["percent"] = 100 * grouped["n"] / grouped["total"]
-        generators = sorted(set(counted["generator"]), key=str.lower) + [OVERALL]
-        series = sorted(set(grouped["series"]))
-        grouped = grouped.assign(
-            _g=grouped["generator"].map(generators.index), _s=grouped["series"].map(series.index)
-        ).sort_values(["_g", "_s"])
-        bars = grouped.rename(columns={"generator": "group"})[BAR_COLUMNS].reset_index(drop=True)
-        rate = grouped.pivot(index="generator", columns="series", values="percent").round(1)
-        total = grouped.pivot(index="generator", columns="series", values="total")
-        table = pd.DataFrame(index=generators)
-        for name in series:
-            table[f"{name} % unfaithful"] = rate[name]
-            table[f"{name} n"] = total[name].astype("Int64")
+        bars, table = _unfaithful_rates(counted)
         figures.append(
             BarFigure(
                 key=f"generators_{level}",
@@ -225,9 +227,37 @@ def tofueval_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Ba
                     "to the paper's model names."
                 ),
                 bars=bars,
-                table=table.reset_index(names="generator"),
+                table=table,
                 stacked=False,
                 axis=f"% unfaithful {unit}",
             )
         )
     return figures
+
+
+def _unfaithful_rates(counted: list[tuple]) -> tuple[Table, Table]:
+    """Per generator plus an Overall row, per corpus and topic type (the series): (bars of the
+    % unfaithful, table of % unfaithful and n per series; blank where a generator has no label)."""
+    unfaithful: dict[tuple[str, str], int] = defaultdict(int)
+    total: dict[tuple[str, str], int] = defaultdict(int)
+    for generator, corpus, topic_type, value, n in counted:
+        series = f"{corpus} {topic_type}".strip() or "all"
+        for group in (generator, OVERALL):
+            unfaithful[group, series] += n if value == Verdict.UNFAITHFUL else 0
+            total[group, series] += n
+    generators = _generator_order({row[0] for row in counted})
+    all_series = sorted({series for _group, series in total})
+    bars, rows = [], []
+    for generator in generators:
+        row: list[object] = [generator]
+        for series in all_series:
+            n = total.get((generator, series))
+            if n is None:
+                row += [None, None]
+                continue
+            marked = unfaithful[generator, series]
+            bars.append((generator, series, 100 * marked / n, marked, n))
+            row += [round1(100 * marked / n), n]
+        rows.append(row)
+    columns = [f"{series} {what}" for series in all_series for what in ("% unfaithful", "n")]
+    return Table.of(BAR_COLUMNS, bars), Table.of(["generator", *columns], rows)

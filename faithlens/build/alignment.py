@@ -28,13 +28,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
-import numpy as np
-import pandas as pd
 
 from faithlens import store
 from faithlens.build.text import split_sentences, tokenize, word_count
+
+if TYPE_CHECKING:
+    import numpy as np
 
 MIN_PASSAGE_TOKENS = 6
 MAX_PASSAGE_TOKENS = 80
@@ -85,7 +87,9 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def score_matrices(sentences: list[str], choices: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """`token_set_ratio` (the score) and `token_sort_ratio` (the tie-breaker) of every sentence
     (rows) against every passage text (columns), each 0..100."""
-    # Imported here: every page imports this module (for TOP_K) but only ingest aligns.
+    # Imported here (numpy and pandas too, below): every page imports this module (for TOP_K) but
+    # only ingest aligns, and the Overview sends its first chart before numpy and pandas are loaded.
+    import numpy as np
     from rapidfuzz import fuzz, process, utils
 
     kwargs = {"processor": utils.default_process, "dtype": np.float32, "workers": 1}
@@ -96,6 +100,8 @@ def score_matrices(sentences: list[str], choices: list[str]) -> tuple[np.ndarray
 
 def align(sentences: list[str], text: str, top_k: int = TOP_K) -> list[list[Match]]:
     """For each sentence, its `top_k` best passages of `text`, best first."""
+    import numpy as np  # see score_matrices
+
     spans = passages(text)
     if not spans or not sentences:
         return [[] for _ in sentences]
@@ -152,6 +158,8 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
             records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
     if not records:
         return 0
+    import pandas as pd  # see score_matrices
+
     frame = pd.DataFrame(records, columns=["dataset", "unit_id", "rank", "start_char", "end_char", "score"])
     cur.register("alignment_frame", frame)
     try:

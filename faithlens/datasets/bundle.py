@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pandas as pd
 
 from faithlens.errors import InputError
 from faithlens.vocab import GOLD
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "dataset": ("name", "format", "origin", "source_files", "description", "license", "citation"),
@@ -124,6 +126,10 @@ def check_unique(file: str, what: str, ids: list[str]) -> None:
 
 
 def _frame(table: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    # Imported here: the Overview reaches this module (for the paper tables) and draws its first
+    # chart before pandas is loaded; only ingest and import write bundles.
+    import pandas as pd
+
     columns = COLUMNS[table]
     data = {column: [row.get(column) for row in rows] for column in columns}
     for column in JSON_COLUMNS & set(columns):

@@ -3,7 +3,7 @@ level, and each generator's faithfulness tabulated the way the benchmark's paper
 dataset adapter names that table; `faithlens.analysis.generators` computes it).
 
 Every figure carries one caption line naming its label source, level and denominator. Counting
-happens in DuckDB; pandas only reshapes the small aggregated frames into charts and tables.
+happens in DuckDB; plain Python reshapes the small aggregated rows into charts and tables.
 """
 
 from __future__ import annotations
@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import duckdb
-import pandas as pd
 
 from faithlens import datasets
-from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, ScoreFigure
+from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, ScoreFigure, Table, round1
 from faithlens.analysis.generators import NO_MODEL
 from faithlens.errors import NotFoundError
 from faithlens.views import catalog
@@ -148,39 +147,33 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
         GROUP BY ALL
         """,
         [dataset],
-    ).df()
-    if counted.empty:
+    ).fetchall()
+    if not counted:
         return None
-    rows, bars = [], []
-    for (source, kind, level), part in counted.groupby(["source", "kind", "level"], dropna=False, sort=False):
-        verdicts = part.dropna(subset=["value"]).set_index("value")["n"]
-        without = part[part["value"].isna()]
-        labelled = int(verdicts.sum())
-        row = {"source": source, "kind": kind, "level": level, "labelled": labelled}
-        for verdict, n in verdicts.items():
-            row[verdict] = int(n)
-            row[f"{verdict} %"] = round(100 * n / labelled, 1)
-            bars.append((f"{source} · {level}", verdict, 100 * n / labelled, int(n), labelled))
-        scored_only = int(without["scored"].sum())
-        row["score only"] = scored_only
-        row["note"] = _label_note(labelled, scored_only, int(without["n"].sum()) - scored_only)
-        rows.append(row)
-    table = _order_sources(pd.DataFrame(rows))
+    parts: dict[tuple[str, str, str], list[tuple]] = {}
+    for source, kind, level, value, n, scored in counted:
+        parts.setdefault((source, kind, level), []).append((value, n, scored))
+    # Gold first, then sources by name; levels summary, sentence, claim.
+    order = sorted(parts, key=lambda key: (key[0] != GOLD, key[0], _level_order(key[2])))
+    present = {value for rows in parts.values() for value, _n, _scored in rows if value is not None}
+    verdicts = [v for v in VERDICTS if v in present]
+    records, bars = [], []
+    for source, kind, level in order:
+        found = {value: n for value, n, _scored in parts[source, kind, level] if value is not None}
+        labelled = sum(found.values())
+        record = {"source": source, "kind": kind, "level": level, "labelled": labelled}
+        for verdict in verdicts if labelled else ():
+            n = found.get(verdict, 0)
+            record |= {verdict: n, f"{verdict} %": round1(100 * n / labelled)}
+            if verdict in found:
+                bars.append((f"{source} · {level}", verdict, 100 * n / labelled, n, labelled))
+        without = [(n, scored) for value, n, scored in parts[source, kind, level] if value is None]
+        scored_only = sum(scored for _n, scored in without)
+        record["score only"] = scored_only
+        record["note"] = _label_note(labelled, scored_only, sum(n for n, _scored in without) - scored_only)
+        records.append(record)
     columns = ["source", "kind", "level", "labelled"]
-    for verdict in VERDICTS:
-        if verdict in table:
-            columns += [verdict, f"{verdict} %"]
-    table = table[[*columns, "score only", "note"]]
-    has_verdicts = table["labelled"] > 0
-    for verdict in VERDICTS:
-        if verdict in table:
-            table[verdict] = table[verdict].where(~has_verdicts, table[verdict].fillna(0)).astype("Int64")
-            share = f"{verdict} %"
-            table[share] = table[share].where(~has_verdicts, table[share].fillna(0.0))
-    order = {f"{s} · {lv}": i for i, (s, lv) in enumerate(zip(table["source"], table["level"], strict=True))}
-    bar_frame = pd.DataFrame(bars, columns=BAR_COLUMNS)
-    bar_frame = bar_frame.assign(_g=bar_frame["group"].map(order), _s=bar_frame["series"].map(VERDICTS.index))
-    bar_frame = bar_frame.sort_values(["_g", "_s"])[BAR_COLUMNS]
+    columns += [name for verdict in verdicts for name in (verdict, f"{verdict} %")]
     return BarFigure(
         key="label_distribution",
         title="Label distribution per label source and level",
@@ -189,8 +182,8 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
             "at that level (denominator: labels with a verdict). Score-only sources have no verdict: see their "
             "score distribution."
         ),
-        bars=bar_frame.reset_index(drop=True),
-        table=table.reset_index(drop=True),
+        bars=Table.of(BAR_COLUMNS, bars),
+        table=Table.from_records([*columns, "score only", "note"], records),
         stacked=True,
         axis="% of labelled targets",
     )
@@ -207,12 +200,6 @@ def _label_note(labelled: int, scored_only: int, empty: int) -> str:
     return "; ".join(parts)
 
 
-def _order_sources(table: pd.DataFrame) -> pd.DataFrame:
-    """Gold first, then sources by name; levels summary, sentence, claim."""
-    keys = table.assign(_gold=table["source"] != GOLD, _level=table["level"].map(_level_order), _source=table["source"])
-    return keys.sort_values(["_gold", "_source", "_level"]).drop(columns=["_gold", "_level", "_source"])
-
-
 def score_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> ScoreFigure | None:
     """Quartiles of each score-only source (labels with a score and no verdict), per level."""
     table = cur.execute(
@@ -225,8 +212,10 @@ def score_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> ScoreFig
         GROUP BY ALL ORDER BY source, level
         """,
         [dataset],
-    ).df()
-    if table.empty:
+    )
+    columns = [column[0] for column in table.description]
+    rows = table.fetchall()
+    if not rows:
         return None
     return ScoreFigure(
         key="score_distribution",
@@ -236,5 +225,5 @@ def score_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> ScoreFig
             "over every target the source scored (n in the table). Any faithful/unfaithful threshold is applied "
             "later, at read time."
         ),
-        table=table,
+        table=Table.of(columns, rows),
     )

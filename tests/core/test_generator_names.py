@@ -45,7 +45,7 @@ def test_raw_claude_splits_match_the_papers_claude_2_and_claude_3_counts() -> No
 
 def test_overview_table_names_claude_by_split_with_the_raw_value(cur) -> None:
     (figure,) = overview.build(cur, "storysumm").headline.generators
-    rows = dict(zip(figure.table["generator"], figure.table["summaries"], strict=True))
+    rows = dict(zip(figure.table.column("generator"), figure.table.column("summaries"), strict=True))
     assert rows[CLAUDE_2] == len(_raw_claude("val"))
     assert rows[CLAUDE_3] == len(_raw_claude("test"))
     assert "claude" not in rows

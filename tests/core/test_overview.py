@@ -37,7 +37,7 @@ def reports(built_db: Path) -> dict[str, overview.Overview]:
 
 
 def _row(table, generator: str) -> dict:
-    rows = table[table["generator"] == generator].to_dict("records")
+    rows = [row for row in table.records() if row["generator"] == generator]
     assert len(rows) == 1, f"expected one row for {generator!r}"
     return rows[0]
 
@@ -137,10 +137,10 @@ def test_label_distribution_per_source_and_level(reports: dict[str, overview.Ove
     table = reports["storysumm"].figures.labels.table
     for source, levels in expected.items():
         for level, counter in levels.items():
-            (row,) = table[(table["source"] == source) & (table["level"] == level)].to_dict("records")
+            (row,) = [row for row in table.records() if (row["source"], row["level"]) == (source, level)]
             assert row["labelled"] == sum(counter.values())
             assert {v: row[v] for v in counter} == counter
-    assert list(table["source"])[:2] == ["gold", "gold"], "gold comes first"
+    assert table.column("source")[:2] == ["gold", "gold"], "gold comes first"
 
 
 def test_score_only_sources_are_shown_not_dropped(reports: dict[str, overview.Overview]) -> None:
@@ -148,12 +148,12 @@ def test_score_only_sources_are_shown_not_dropped(reports: dict[str, overview.Ov
     score_only = {"alignscore-roberta-large", "unieval"}
     labels = reports["storysumm"].figures.labels.table
     for source in score_only:
-        (row,) = labels[labels["source"] == source].to_dict("records")
+        (row,) = [row for row in labels.records() if row["source"] == source]
         assert row["labelled"] == 0 and row["score only"] == len(predictions[source])
         assert row["note"].startswith("score only")
     scores = reports["storysumm"].figures.scores.table
-    assert set(scores["source"]) == score_only
-    for row in scores.to_dict("records"):
+    assert set(scores.column("source")) == score_only
+    for row in scores.records():
         values = sorted(p["probs"] for p in predictions[row["source"]].values())
         assert row["n"] == len(values)
         assert (row["min"], row["max"]) == pytest.approx((values[0], values[-1]))
