@@ -71,9 +71,10 @@ def _coverage(result: CompareResult, pair: PairResult) -> str:
 
 def _drill_choices(
     selection: Selection, results: dict[str, CompareResult], view: str, wanted: CompareState, notes: list[str]
-) -> tuple[str, str]:
-    """The pair and its split. The split follows the matrices' view until the user picks another
-    for this pair; a new level, reference, mapping, view or pair starts it afresh."""
+) -> tuple[str, str, list[str], str]:
+    """The pair and its split's widget key, the splits it is reported on and the default split.
+    The split follows the matrices' view until the user picks another for this pair; a new level,
+    reference, mapping, view or pair starts it afresh."""
     dataset, level = selection.dataset, selection.level
     names = list(results)
     pair_start = start_value("pair", None if selection.renewed else wanted.pair, names, names[0], notes)
@@ -88,7 +89,7 @@ def _drill_choices(
     renew = selection.renewed or source != pair_start or view != (wanted.view or ALL)
     split_start = start_value("dsplit", None if renew else wanted.dsplit, splits, default, notes)
     split_key = urlstate.bind(key(dataset, "dsplit", level, source), split_start, splits, reseed=renew)
-    return source, split_key
+    return source, split_key, splits, default
 
 
 def pair_detail(
@@ -104,12 +105,11 @@ def pair_detail(
     the page would pick by itself."""
     dataset, level = selection.dataset, selection.level
     st.subheader("One pair in detail")
-    source, split_key = _drill_choices(selection, results, view, wanted, notes)
+    source, split_key, splits, default_split = _drill_choices(selection, results, view, wanted, notes)
     result = results[source]
     reference, pair = result.reference.name, result.pairs[0]
     st.caption(md_escape(_coverage(result, pair)))
     confusion.show_metrics(list(pair.rows), with_source=False, key="tbl|pair")
-    splits = list(dict.fromkeys(r.split for r in pair.rows))
     split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
     matrix = pair.row(split).confusion
     counts = dict(zip(CELLS, (n for line in matrix for n in line), strict=True))
@@ -126,7 +126,7 @@ def pair_detail(
     )
     url = {
         "pair": unless(source, next(iter(results))),
-        "dsplit": unless(split, view if view in splits else splits[0]),
+        "dsplit": unless(split, default_split),
         "cell": cell,
     }
     if cell is None:

@@ -3,9 +3,11 @@
 DuckDB lets no other process open a file that one process holds read-write, not even read-only.
 Read-only commands then read a snapshot: the file and its write-ahead log copied into a private
 temporary folder. Every commit of the holder is in one of the two files, so the copy holds every
-committed write. A checkpoint or commit during the copy would tear it, so each file's
-(size, mtime_ns, inode) is compared before and after the copy, and the copy retried when either changed.
-"""
+committed write. Between checkpoints the holder only appends to the log, so a log copied while a
+commit is being appended ends in a torn entry, which DuckDB's replay drops as it does after a crash:
+the copy holds every commit before it. A checkpoint rewrites the database file and empties the log,
+so the copy is retried when the database file's (size, mtime_ns, inode) changed while copying or
+the log was emptied."""
 
 from __future__ import annotations
 
@@ -62,13 +64,21 @@ def _stamp(path: Path) -> tuple[int, int, int] | None:
     return info.st_size, info.st_mtime_ns, info.st_ino
 
 
+def _log_kept(log: Path, copied: Path, inode: int | None) -> bool:
+    """Whether the log copied to `copied` is still the start of `log`: same file, not emptied."""
+    now = _stamp(log)
+    if not copied.exists():
+        return now is None or now[2] == inode
+    return now is not None and now[2] == inode and now[0] >= copied.stat().st_size
+
+
 def _copy_consistent(path: Path, folder: Path) -> tuple[Path, datetime]:
-    """Copy the database and its WAL into `folder`, unchanged by the holder while copying."""
-    files = [path, path.with_name(path.name + ".wal")]
+    """Copy the database and its WAL into `folder`, with no checkpoint by the holder while copying."""
+    log = path.with_name(path.name + ".wal")
     for attempt in range(ATTEMPTS):
         taken = datetime.now()
-        before = [_stamp(f) for f in files]
-        for source in files:
+        before, log_before = _stamp(path), _stamp(log)
+        for source in (path, log):
             target = folder / source.name
             target.unlink(missing_ok=True)
             try:
@@ -80,7 +90,7 @@ def _copy_consistent(path: Path, folder: Path) -> tuple[Path, datetime]:
                     f"{path}: could not copy it for a snapshot: {exc.strerror}",
                     f"free space in {folder.parent} (or point TMPDIR elsewhere), or stop the app and rerun",
                 ) from None
-        if [_stamp(f) for f in files] == before:
+        if _stamp(path) == before and _log_kept(log, folder / log.name, log_before[2] if log_before else None):
             return folder / path.name, taken
         time.sleep(RETRY_PAUSE_S * (attempt + 1))
     raise FaithLensError(

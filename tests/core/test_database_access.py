@@ -12,8 +12,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,6 +19,7 @@ import pytest
 from faithlens import cli, config, store
 from faithlens.errors import FaithLensError
 from tests import raw
+from tests.holder import holding
 
 ROOT = Path(__file__).resolve().parents[2]
 IMPORT_FILE = ROOT / "tests" / "fixtures" / "browser_imports" / "xss_payloads.jsonl"
@@ -65,18 +64,6 @@ def run_process(args: list[str], tmp: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "TMPDIR": str(tmp)}
     command = [sys.executable, "-m", "faithlens", *args]
     return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
-
-
-@contextmanager
-def holding(db: Path, script: str) -> Iterator[subprocess.Popen[str]]:
-    """A second process that opens `db` read-write, runs `script` and keeps the file open."""
-    holder = subprocess.Popen([sys.executable, "-c", script, str(db)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        yield holder
-    finally:
-        holder.kill()
-        holder.wait()
 
 
 def fingerprint(db: Path) -> list[str]:

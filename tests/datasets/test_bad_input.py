@@ -16,6 +16,7 @@ from faithlens import cli
 from faithlens.build import ingest
 from tests import raw
 from tests.dbsnapshot import fingerprint
+from tests.holder import holding
 
 ROOT = Path(__file__).resolve().parents[2]
 CANONICAL_LINE = {
@@ -223,27 +224,14 @@ def test_failure_while_writing_rolls_everything_back(db_copy: Path, monkeypatch:
 
 
 def test_a_database_held_by_another_process_is_reported_plainly(db_copy: Path, tmp_path: Path) -> None:
-    holder = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            f"import duckdb, sys, time; c = duckdb.connect({str(db_copy)!r}); print('held', flush=True); time.sleep(60)",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert holder.stdout.readline().strip() == "held"
-        path = _write(tmp_path, "ok.jsonl", json.dumps(CANONICAL_LINE))
+    path = _write(tmp_path, "ok.jsonl", json.dumps(CANONICAL_LINE))
+    with holding(db_copy) as holder:
         result = subprocess.run(
             [sys.executable, "-m", "faithlens", "import", str(path), "--format", "canonical", "--db", str(db_copy)],
             capture_output=True,
             text=True,
             cwd=ROOT,
         )
-    finally:
-        holder.kill()
-        holder.wait()
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
     assert f"in use by process {holder.pid}" in result.stderr
