@@ -25,7 +25,7 @@ import duckdb
 from faithlens.errors import FaithLensError
 from faithlens.store.connection import DatabaseInUseError, connect
 
-ATTEMPTS = 5
+ATTEMPTS = 8
 RETRY_PAUSE_S = 0.05
 
 

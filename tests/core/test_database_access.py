@@ -37,6 +37,8 @@ with store.write(conn, "probe") as cur:
 print("held", flush=True)
 time.sleep(120)
 """
+# A commit every 20 ms and a checkpoint every 10th: far busier than the app (DuckDB checkpoints on
+# its own at 16 MiB of log), yet a copy of the file (tens of MB) fits between two checkpoints.
 COMMIT_AND_CHECKPOINT_IN_A_LOOP = """
 import sys, time
 from faithlens import store
@@ -44,7 +46,7 @@ conn = store.connect(sys.argv[1])
 for n in range(1, 100_000):
     with store.write(conn, f"tick {n}") as cur:
         store.set_meta(cur, f"tick-{n}", str(n))
-    if n % 2 == 0:
+    if n % 10 == 0:
         conn.execute("CHECKPOINT")
     if n == 1:
         print("held", flush=True)
