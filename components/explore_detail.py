@@ -8,7 +8,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from components import highlight, shell, urlstate
+from components import explore_ask, highlight, shell, urlstate
 from components.markdown import md_escape, md_with_code
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
@@ -284,5 +284,6 @@ def show(ctx: shell.PageContext, detail: Detail, state: DetailState, source: str
     else:
         _source(ctx, detail, state, chosen)
         _summary(detail, state, source)
+    explore_ask.section(ctx, detail, state)
     _verdicts(detail)
     return state

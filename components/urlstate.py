@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from faithlens import querystate
-from faithlens.views.states import CompareState, ExploreState, OverviewState
+from faithlens.views.states import CompareState, ExploreState, OverviewState, RewriteState
 
 State = TypeVar("State")
 DATASET = "dataset"
@@ -52,7 +52,8 @@ class Page:
 OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
 COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
-PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE)
+REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
+PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, REWRITE)
 """In navigation order."""
 
 

@@ -26,6 +26,18 @@ class Setting:
 SETTINGS: dict[str, Setting] = {
     "db": Setting("FAITHLENS_DB", str(PROJECT_ROOT / "data" / "faithlens.duckdb"), "Path of the DuckDB database file."),
     "data_dir": Setting("FAITHLENS_DATA_DIR", str(PROJECT_ROOT / "data"), "Folder holding the vendored raw datasets."),
+    "openai_key": Setting("OPENAI_API_KEY", "", "API key for OpenAI (optional for an OpenAI-compatible local server)."),
+    "anthropic_key": Setting("ANTHROPIC_API_KEY", "", "API key for Anthropic."),
+    "openai_base_url": Setting(
+        "FAITHLENS_OPENAI_BASE_URL", "", "Base URL of an OpenAI-compatible server (vLLM, Ollama, llama.cpp, ...)."
+    ),
+    "anthropic_base_url": Setting("FAITHLENS_ANTHROPIC_BASE_URL", "", "Base URL of an Anthropic-compatible server."),
+    "llm_timeout": Setting("FAITHLENS_LLM_TIMEOUT", "60", "Seconds an on-demand LLM call may take before it fails."),
+    "llm_prices": Setting(
+        "FAITHLENS_LLM_PRICES",
+        str(PROJECT_ROOT / "faithlens" / "llm" / "prices.toml"),
+        "Price table (USD per million tokens) used for LLM costs; copy and edit it, then point this here.",
+    ),
 }
 
 

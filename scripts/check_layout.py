@@ -29,8 +29,9 @@ LAYERS: dict[str, int] = {
     "filters": 2,
     "datasets": 3,
     "build": 4,
-    "views": 5,
-    "cli": 6,
+    "llm": 5,
+    "views": 6,
+    "cli": 7,
 }
 """Top-level module or sub-package of `faithlens/` -> its layer; lower layers never import higher ones."""
 URL_MODULES = {"components/shell.py", "components/urlstate.py"}

@@ -22,6 +22,8 @@ from faithlens.errors import FaithLensError, InputError
 
 DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
 BUILD_HASH_KEY = "build_hash"
+EXTRACTED_CLAIM = "json_extract_string(attributes, '$.claim_set')"
+"""Non-NULL for a claim a model extracted (`faithlens.llm.records`): kept when a bundled dataset is rebuilt."""
 PACKAGE = Path(__file__).resolve().parent.parent
 DATASET_NAME = re.compile(r"[A-Za-z0-9_-]+")
 BUILDER_FILES = ("store/schema.sql", "store/sql.py", "build/*.py", "datasets/*.py")
@@ -72,7 +74,8 @@ def is_stale(db_path: Path, data_dir: Path) -> bool:
 def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[str, str, str]]:
     """Remove a bundled dataset's own rows; returns imported texts to re-attach.
 
-    Label sources imported onto the dataset (origin 'import') and their labels are kept.
+    Label sources imported onto the dataset (origin 'import') and their labels are kept, and so are
+    LLM label sources (origin 'app') and the claim sets models extracted.
     """
     kept_texts = cur.execute(
         "SELECT document_id, text, text_origin FROM document WHERE dataset = ? AND text_origin IS NOT NULL", [dataset]
@@ -81,8 +84,9 @@ def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[
     cur.execute(f"DELETE FROM label WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute(f"DELETE FROM tag WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute("DELETE FROM label_source WHERE dataset = ? AND origin = 'bundled'", [dataset])
-    for table in ("document", "summary", "unit", "key_point", "alignment", "ingest_log"):
+    for table in ("document", "summary", "key_point", "alignment", "ingest_log"):
         cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
+    cur.execute(f"DELETE FROM unit WHERE dataset = ? AND {EXTRACTED_CLAIM} IS NULL", [dataset])
     cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
     return kept_texts
 

@@ -9,11 +9,11 @@ import argparse
 import os
 import sys
 
-from faithlens.cli import data, metrics
+from faithlens.cli import data, llm, metrics
 from faithlens.errors import FaithLensError
 
 EXIT_USER_ERROR = 2
-GROUPS = (data, metrics)
+GROUPS = (data, metrics, llm)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -168,3 +168,40 @@ CREATE TABLE IF NOT EXISTS write_log (
 -- View `current_label`: the latest label event per (dataset, source, level, target), what every
 -- page reads. It is created by `faithlens/store/connection.py` from `faithlens.store.sql.LATEST_LABEL`,
 -- the one definition of that rule, which readers narrowing `label` first also apply.
+
+CREATE SEQUENCE IF NOT EXISTS llm_call_seq;
+
+-- Append-only: one row per answer a language model gave, with everything needed to trust it and to
+-- answer the same request again without paying: the exact request, the prompt file's version, the
+-- parameters, the raw replies, tokens, cost and latency. `request_key` hashes provider, base URL,
+-- model, prompt version, parameters and the exact messages; `sample` 0 is the first answer, and a
+-- fresh sample of the same request counts up (kept for stability analysis). Only `status = 'ok'`
+-- answers become label events; a parse failure, refusal or empty answer is kept here, shown with
+-- its raw output, and never counted as a label. API keys are never stored.
+CREATE TABLE IF NOT EXISTS llm_call (
+    call_id BIGINT PRIMARY KEY DEFAULT nextval('llm_call_seq'),
+    request_key VARCHAR NOT NULL,
+    sample INTEGER NOT NULL,
+    dataset VARCHAR,                  -- what was asked about; NULL for pasted text
+    level VARCHAR,
+    target_id VARCHAR,
+    source VARCHAR,                   -- the label source the answer feeds, e.g. 'llm/arm-rewrite-both/gpt-4o'
+    provider VARCHAR NOT NULL,
+    base_url VARCHAR,
+    model VARCHAR NOT NULL,
+    method VARCHAR NOT NULL,
+    prompt_name VARCHAR NOT NULL,     -- the template file, e.g. 'tofueval-dir.sentence'
+    prompt_version VARCHAR NOT NULL,  -- sha256 prefix of that file
+    parameters JSON NOT NULL,         -- temperature, max_tokens, evidence setting, k, ...
+    request JSON NOT NULL,            -- system prompt and user turns as sent
+    replies VARCHAR[] NOT NULL,       -- the model's replies as received, one per turn
+    status VARCHAR NOT NULL CHECK (status IN ('ok', 'parse_failure', 'refused', 'empty')),
+    failure VARCHAR,                  -- why it did not parse, in one line
+    parsed JSON,                      -- label, explanation, rewrite, items, ARM signals
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost_usd DOUBLE,                  -- NULL when the model has no price: cost unknown, never 0
+    latency_ms DOUBLE,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    UNIQUE (request_key, sample)
+);

@@ -51,6 +51,9 @@ CLASSES = frozenset(
         "fl-evidence",
         "fl-passages",
         "fl-empty",
+        "fl-diff",
+        "fl-del",
+        "fl-ins",
     )
 )
 GLYPHS = {
@@ -108,6 +111,9 @@ STYLESHEET = """
   color: #30394a; font-size: 0.85rem; white-space: pre-wrap; }
 .fl-passages { font-size: 0.88rem; }
 .fl-empty { color: #5d6776; font-style: italic; }
+.fl-diff { line-height: 1.65; font-size: 0.95rem; overflow-wrap: anywhere; }
+.fl-diff del.fl-del { background: #f8cfcc; color: #7a1c16; }
+.fl-diff ins.fl-ins { background: #d8f0df; text-decoration: underline 2px #2e7d4f; text-underline-offset: 3px; }
 """
 
 

@@ -70,3 +70,12 @@ class CompareState:
     pair: str | None = None
     dsplit: str | None = None
     cell: str | None = param(choices=CELLS)
+
+
+@dataclass(frozen=True)
+class RewriteState:
+    """The Rewrite page's URL state: the summary and the sentence (1-based) being rewritten."""
+
+    dataset: str | None = None
+    summary: str | None = None
+    sentence: int | None = param(bounds=(1, 10_000))

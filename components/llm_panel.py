@@ -1,0 +1,160 @@
+"""Ask a model about one unit from the page: the controls, the live stream, and the stored answer.
+
+The core does the work (`faithlens.llm.ask`): it answers from the cache or calls the provider,
+stores the answer and its label event, and returns what to show. Model text is shown with
+`st.text` (never Markdown) or, for the rewrite's diff, as escaped markup through `st.html`.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import highlight
+from components.markdown import md_escape, md_with_code
+from faithlens import config
+from faithlens.llm import ask, costs, methods, prompts, providers
+from faithlens.llm.answers import Answer
+from faithlens.llm.targets import Target
+from faithlens.views.diff import diff_html
+
+DEFAULT_MODELS = {"openai": "gpt-4o", "anthropic": "claude-3-5-sonnet-20241022"}
+_ANSWERS = "llm.answers"
+
+
+def provider_controls(key: str) -> tuple[str, str, str | None]:
+    """Provider, model and an optional base URL (an OpenAI-compatible server); remembered per session."""
+    left, middle = st.columns(2)
+    provider = left.selectbox("Provider", providers.PROVIDERS, key=f"{key}.provider")
+    model = middle.text_input("Model", DEFAULT_MODELS[provider], key=f"{key}.model.{provider}").strip()
+    setting = config.SETTINGS[providers.BASE_URL_SETTING[provider]]
+    base_url = st.text_input(
+        "Base URL (optional)",
+        config.get(providers.BASE_URL_SETTING[provider]),
+        key=f"{key}.base_url.{provider}",
+        help=f"An {provider}-compatible server, e.g. Ollama or vLLM. Default: {setting.env}.",
+    ).strip()
+    return provider, model, base_url or None
+
+
+def _template_caption(method: methods.Method, variant: str, level: str) -> str:
+    names = method.template_names(variant, level)
+    parts = []
+    for name in names:
+        template = prompts.load(name)
+        origin = "**ours**" if template.ours else f"{template.paper}, {template.where}"
+        parts.append(f"`{template.name}@{template.version}` ({md_with_code(origin)})")
+    return "Prompt: " + "; ".join(parts)
+
+
+def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple[methods.Method, str, str] | None:
+    """Method, variant and evidence setting for this target; unavailable evidence settings say why."""
+    available = [m for m in methods.methods_for(target.level) if m.action in actions]
+    if not available:
+        st.caption(f"No method judges a {target.level} here.")
+        return None
+    method = methods.method(
+        st.selectbox(
+            "Method",
+            [m.name for m in available],
+            key=f"{key}.method.{target.level}",
+            format_func=lambda name: methods.METHODS[name].title,
+        )
+    )
+    variant = ""
+    if len(method.variants) > 1:
+        variant = st.selectbox(
+            "Prompt variant",
+            method.variants,
+            key=f"{key}.variant.{method.name}",
+            format_func=lambda v: v or "as published",
+        )
+    evidence = "none"
+    if method.evidence:
+        reasons = {s: methods.evidence_reason(s, target) for s in methods.EVIDENCE_SETTINGS}
+        evidence = st.selectbox(
+            "Evidence",
+            methods.EVIDENCE_SETTINGS,
+            key=f"{key}.evidence",
+            format_func=lambda s: methods.EVIDENCE_TITLES[s] + (" (unavailable)" if reasons[s] else ""),
+        )
+        for setting, why in reasons.items():
+            if why:
+                st.caption(md_escape(f"{methods.EVIDENCE_TITLES[setting]}: unavailable, {why}"))
+    st.caption(_template_caption(method, variant or method.variants[0], target.level))
+    return method, variant, evidence
+
+
+def run(conn, target: Target, what: ask.Ask, key: str) -> Answer | None:
+    """Stream the answer into the page, keep it for later reruns, and return it (None after an error box)."""
+    box = st.empty()
+    received: list[str] = []
+
+    def on_text(piece: str) -> None:
+        received.append(piece)
+        box.text("".join(received))
+
+    try:
+        answer = ask.ask(conn, target, what, on_text=on_text)
+    except providers.ProviderError as exc:
+        box.empty()
+        st.error(md_with_code(exc.message) + ("\n\n**What to do:** " + md_with_code(exc.hint) if exc.hint else ""))
+        return None
+    box.empty()
+    st.session_state.setdefault(_ANSWERS, {})[key] = answer
+    return answer
+
+
+def last_answer(key: str) -> Answer | None:
+    """The answer shown for this target in an earlier run of this session."""
+    return st.session_state.get(_ANSWERS, {}).get(key)
+
+
+def show_answer(answer: Answer) -> None:
+    """The parsed label, the rewrite's diff and ARM signals, the explanation, and the provenance."""
+    origin = "from cache (no call made)" if answer.cached else "new answer"
+    st.caption(md_escape(f"{answer.source} · {origin}"))
+    if answer.status != "ok":
+        st.warning(md_escape(f"{answer.status.replace('_', ' ')}: {answer.failure}. Not stored as a label."))
+    elif answer.label:
+        st.markdown(f"**Label:** {md_escape(answer.label)} (answer: {md_escape(answer.raw_label)})")
+    if answer.rewrite is not None and answer.status == "ok":
+        highlight.show(f'<div class="fl-diff">{diff_html(answer.diff)}</div>')
+        cols = st.columns(3)
+        cols[0].metric("Rewritten (r ≠ s)", "yes" if answer.rewritten else "no")
+        cols[1].metric("Word edit distance", answer.edit_distance)
+        cols[2].metric("Explanation points |E|", "?" if answer.points is None else len(answer.points))
+    if answer.explanation:
+        st.caption("Explanation")
+        st.text(answer.explanation)
+    if answer.points:
+        st.caption("Explanation points (ARM A.3)")
+        st.text("\n".join(f"• {point}" for point in answer.points))
+    if answer.items and answer.rewrite is None:
+        st.caption("Items")
+        st.text("\n".join(f"{n}. {item}" for n, item in enumerate(answer.items, 1)))
+    tokens = (
+        "tokens unknown"
+        if answer.input_tokens is None
+        else f"{answer.input_tokens:,} in / {answer.output_tokens:,} out"
+    )
+    latency = f" · {answer.latency_ms:,.0f} ms" if answer.latency_ms is not None and not answer.cached else ""
+    st.caption(
+        md_escape(f"{tokens} · {costs.describe_cost(answer.cost)}{latency} · prompts {', '.join(answer.prompts)}")
+    )
+    with st.expander("Raw output"):
+        st.text(answer.raw_output)
+
+
+def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", "rewrite", "classify")) -> None:
+    """The whole 'Ask a model' block for one target: controls, Ask button, and the answer."""
+    chosen = method_controls(target, actions, key)
+    provider, model, base_url = provider_controls("llm")
+    fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
+    answer_key = f"{key}:{target.dataset}:{target.target_id}"
+    if chosen is not None and st.button("Ask", key=f"{key}.ask", type="primary", disabled=not model):
+        method, variant, evidence = chosen
+        what = ask.Ask(method.name, provider, model, variant or None, evidence, base_url=base_url, fresh=fresh)
+        run(conn, target, what, answer_key)
+    answer = last_answer(answer_key)
+    if answer is not None:
+        show_answer(answer)

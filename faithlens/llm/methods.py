@@ -1,0 +1,114 @@
+"""The methods a user can run on demand: which levels each judges, its variants and evidence
+settings, which prompt files it sends, and what its parsed answer means as a label.
+
+The prompt wording lives in `prompts/*.toml` (the papers' own where they give it); this module only
+says how a method is wired to a target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from faithlens.errors import FaithLensError
+from faithlens.llm import prompts
+from faithlens.llm.targets import Target
+
+EVIDENCE_SETTINGS = ("none", "human", "bm25", "document")
+EVIDENCE_TITLES = {
+    "none": "none (the claim alone)",
+    "human": "the annotators' evidence quotes",
+    "bm25": "BM25 top-k passages of the source",
+    "document": "the entire source document",
+}
+
+
+@dataclass(frozen=True)
+class Method:
+    """One on-demand method. `action` is what the page calls it: verify, rewrite, classify or extract."""
+
+    name: str
+    action: str
+    title: str
+    levels: tuple[str, ...]
+    variants: tuple[str, ...] = ("",)
+    variant_by_level: bool = False
+    """TofuEval's prompts come in a sentence and a summary version: the target's level picks one."""
+    evidence: bool = False
+    parts: tuple[str, ...] = ("",)
+    """Variants sent together whose items are concatenated (StorySumm's two inconsistency prompts)."""
+
+    def default_variant(self, provider: str) -> str:
+        """StorySumm's prompts add a line for Claude: use that variant with Anthropic models, as the paper did."""
+        if provider == "anthropic" and "claude" in self.variants:
+            return "claude"
+        return self.variants[0]
+
+    def template_names(self, variant: str, level: str) -> list[str]:
+        """The prompt files this method sends for `variant` at `level`, in order."""
+        if self.variant_by_level:
+            return [prompts.for_method(self.name, level).name]
+        if self.parts != ("",):
+            return [prompts.for_method(self.name, part).name for part in self.parts]
+        if variant not in self.variants:
+            raise FaithLensError(
+                f"{self.name} has no variant {variant!r}",
+                f"use one of {', '.join(v or '(none)' for v in self.variants)}",
+            )
+        return [prompts.for_method(self.name, variant).name]
+
+
+METHODS: dict[str, Method] = {
+    m.name: m
+    for m in (
+        Method("storysumm-binary", "verify", "StorySumm Binary", ("summary",), variants=("", "claude")),
+        Method("storysumm-cot", "verify", "StorySumm CoT (two turns)", ("summary",), variants=("", "claude")),
+        Method(
+            "storysumm-inconsistencies",
+            "extract",
+            "StorySumm hybrid: suggested inconsistencies",
+            ("summary",),
+            parts=("prompt1", "prompt2"),
+        ),
+        Method("fables-verify", "verify", "FABLES claim verification", ("claim", "sentence"), evidence=True),
+        Method("fables-extract-claims", "extract", "FABLES claim extraction", ("summary",)),
+        Method("tofueval-dir", "verify", "TofuEval DIR", ("sentence", "summary"), variant_by_level=True),
+        Method("tofueval-exp", "verify", "TofuEval EXP", ("sentence", "summary"), variant_by_level=True),
+        Method(
+            "arm-rewrite",
+            "rewrite",
+            "ARM rewrite",
+            ("sentence", "claim"),
+            variants=("both", "subjectivity", "unfaithfulness"),
+        ),
+        Method("arm-ambiguity-type", "classify", "ARM ambiguity type (ours)", ("sentence", "claim")),
+    )
+}
+POINTS_PROMPT = "arm-explanation-points"
+
+
+def method(name: str) -> Method:
+    if name not in METHODS:
+        raise FaithLensError(f"unknown method {name!r}", f"use one of {', '.join(METHODS)}")
+    return METHODS[name]
+
+
+def methods_for(level: str) -> list[Method]:
+    """The methods that can judge a target at `level`, in menu order."""
+    return [m for m in METHODS.values() if level in m.levels]
+
+
+def evidence_reason(setting: str, target: Target) -> str | None:
+    """Why `setting` cannot be used for this target (the page disables it with this), or None."""
+    if setting not in EVIDENCE_SETTINGS:
+        return f"unknown evidence setting {setting!r}; use one of {', '.join(EVIDENCE_SETTINGS)}"
+    if setting in ("bm25", "document") and not target.document:
+        return target.document_note or "the dataset does not include the source text"
+    if setting == "human" and not target.human_evidence:
+        return "no annotator evidence quotes for this unit (FABLES claims carry them)"
+    return None
+
+
+def source_name(name: str, variant: str, evidence: str | None, model: str) -> str:
+    """The label source an answer feeds: `llm/<method>[-<variant>][-<evidence>]/<model>`."""
+    parts = [name, variant, evidence if METHODS[name].evidence else ""]
+    return f"llm/{'-'.join(p for p in parts if p)}/{model}"

@@ -1,0 +1,188 @@
+"""One streamed chat completion from OpenAI, Anthropic, or any OpenAI-compatible server.
+
+The SDKs are imported lazily (anthropic alone costs over a second) and each client is made once
+per (provider, base URL, key) so its connection pool is reused. Retries and timeouts are the SDKs'
+own; what still fails after them becomes one `ProviderError` carrying the provider's message.
+Keys are read from the settings at call time and never leave this module.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from faithlens import config
+from faithlens.errors import FaithLensError
+
+PROVIDERS = ("openai", "anthropic")
+KEY_SETTING = {"openai": "openai_key", "anthropic": "anthropic_key"}
+BASE_URL_SETTING = {"openai": "openai_base_url", "anthropic": "anthropic_base_url"}
+LOCAL_KEY = "not-needed"
+"""Sent to an OpenAI-compatible server given by base URL when no key is set (Ollama, vLLM and
+llama.cpp accept any key; the SDK refuses to send none)."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a request goes: a provider and, for a compatible server, its base URL."""
+
+    provider: str
+    base_url: str | None = None
+
+    @classmethod
+    def resolve(cls, provider: str, base_url: str | None = None) -> Endpoint:
+        if provider not in PROVIDERS:
+            raise FaithLensError(f"unknown provider {provider!r}", f"use one of {', '.join(PROVIDERS)}")
+        return cls(provider, base_url or config.get(BASE_URL_SETTING[provider]) or None)
+
+    def __str__(self) -> str:
+        return f"{self.provider} at {self.base_url}" if self.base_url else self.provider
+
+
+@dataclass(frozen=True)
+class Completion:
+    """What came back: the text, the provider's token counts, and why it stopped."""
+
+    text: str
+    input_tokens: int | None
+    output_tokens: int | None
+    stop_reason: str | None
+    refused: bool
+    latency_ms: float
+
+
+class ProviderError(FaithLensError):
+    """The call failed after the SDK's own retries; `kind` says how (auth, rate_limit, server, ...)."""
+
+    def __init__(self, endpoint: Endpoint, kind: str, message: str, hint: str = "") -> None:
+        super().__init__(f"{endpoint}: {message}", hint)
+        self.kind = kind
+
+
+def api_key(endpoint: Endpoint) -> str:
+    """The key for `endpoint`, or the error that names the setting to set."""
+    setting = config.SETTINGS[KEY_SETTING[endpoint.provider]]
+    key = config.get(KEY_SETTING[endpoint.provider])
+    if key:
+        return key
+    if endpoint.provider == "openai" and endpoint.base_url:
+        return LOCAL_KEY
+    raise ProviderError(
+        endpoint,
+        "no_key",
+        f"no API key: set {setting.env}",
+        f"export {setting.env}=... before starting, or add it to .streamlit/secrets.toml",
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _client(provider: str, base_url: str | None, key: str, timeout: float) -> object:
+    if provider == "openai":
+        import openai
+
+        return openai.OpenAI(api_key=key, base_url=base_url, timeout=timeout)
+    import anthropic
+
+    return anthropic.Anthropic(api_key=key, base_url=base_url, timeout=timeout)
+
+
+def complete(
+    endpoint: Endpoint,
+    model: str,
+    system: str | None,
+    messages: Sequence[dict[str, str]],
+    temperature: float,
+    max_tokens: int,
+    on_text: Callable[[str], None] | None = None,
+    timeout: float | None = None,
+) -> Completion:
+    """Stream one reply to `messages` ([{role, content}, ...]), passing each piece of text to `on_text`."""
+    timeout = timeout or float(config.get("llm_timeout"))
+    client = _client(endpoint.provider, endpoint.base_url, api_key(endpoint), timeout)
+    stream = _stream_openai if endpoint.provider == "openai" else _stream_anthropic
+    started = time.perf_counter()
+    try:
+        text, usage, stop_reason, refused = stream(client, model, system, messages, temperature, max_tokens, on_text)
+    except ProviderError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - every SDK and transport failure becomes one ProviderError
+        raise _as_provider_error(endpoint, exc) from exc
+    latency_ms = (time.perf_counter() - started) * 1000
+    return Completion(text, usage[0], usage[1], stop_reason, refused, latency_ms)
+
+
+def _stream_openai(client, model, system, messages, temperature, max_tokens, on_text):
+    sent = ([{"role": "system", "content": system}] if system else []) + list(messages)
+    chunks = client.chat.completions.create(
+        model=model,
+        messages=sent,
+        temperature=temperature,
+        max_tokens=max_tokens,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
+    parts, refusal, usage, stop_reason = [], [], (None, None), None
+    for chunk in chunks:
+        if chunk.usage is not None:
+            usage = (chunk.usage.prompt_tokens, chunk.usage.completion_tokens)
+        for choice in chunk.choices:
+            stop_reason = choice.finish_reason or stop_reason
+            if choice.delta.content:
+                parts.append(choice.delta.content)
+                if on_text:
+                    on_text(choice.delta.content)
+            if getattr(choice.delta, "refusal", None):
+                refusal.append(choice.delta.refusal)
+    refused = bool(refusal) or stop_reason == "content_filter"
+    return "".join(parts) or "".join(refusal), usage, stop_reason, refused
+
+
+def _stream_anthropic(client, model, system, messages, temperature, max_tokens, on_text):
+    extra = {"system": system} if system else {}
+    events = client.messages.create(
+        model=model, messages=list(messages), temperature=temperature, max_tokens=max_tokens, stream=True, **extra
+    )
+    parts, input_tokens, output_tokens, stop_reason = [], None, None, None
+    for event in events:
+        if event.type == "message_start":
+            input_tokens = event.message.usage.input_tokens
+        elif event.type == "content_block_delta" and event.delta.type == "text_delta":
+            parts.append(event.delta.text)
+            if on_text:
+                on_text(event.delta.text)
+        elif event.type == "message_delta":
+            stop_reason = event.delta.stop_reason or stop_reason
+            output_tokens = event.usage.output_tokens
+    return "".join(parts), (input_tokens, output_tokens), stop_reason, stop_reason == "refusal"
+
+
+def _as_provider_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
+    """One line a user can act on, from whichever SDK or transport raised."""
+    status = getattr(exc, "status_code", None)
+    message = _provider_message(exc)
+    if isinstance(exc, json.JSONDecodeError):
+        return ProviderError(endpoint, "malformed", "the reply was not valid JSON", "the server may not speak this API")
+    if status in (401, 403):
+        setting = config.SETTINGS[KEY_SETTING[endpoint.provider]].env
+        return ProviderError(endpoint, "auth", f"{status}: {message}", f"check {setting}")
+    if status == 429:
+        return ProviderError(endpoint, "rate_limit", f"429 rate limited: {message}", "wait a moment and try again")
+    if status is not None and status >= 500:
+        return ProviderError(endpoint, "server", f"{status} server error: {message}", "try again later")
+    if status is not None:
+        return ProviderError(endpoint, "bad_request", f"{status}: {message}", "check the model name and settings")
+    if type(exc).__name__ in ("APITimeoutError", "ReadTimeout", "TimeoutException"):
+        return ProviderError(endpoint, "timeout", "no answer in time", "raise FAITHLENS_LLM_TIMEOUT or try again")
+    return ProviderError(endpoint, "connection", f"connection failed: {message}", "check the server and base URL")
+
+
+def _provider_message(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+    return str(getattr(exc, "message", None) or exc) or type(exc).__name__

@@ -1,0 +1,238 @@
+"""The LLM cache and its label events: every answer is an `llm_call` row, and an answer that parsed is
+also a label event of an LLM label source, written in the same transaction, so a finished answer is
+never lost and the read side (Explore's colouring, Compare) picks it up at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import duckdb
+
+from faithlens import store
+
+LLM_ORIGIN = "app"
+"""label_source.origin of LLM sources: not 'bundled', so a re-ingest of the benchmarks keeps them."""
+
+
+def request_key(identity: dict[str, object]) -> str:
+    """sha256 of the request's identity (provider, base URL, model, prompt version, parameters, messages)."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Call:
+    """One answer as stored in `llm_call` (and read back from it on a cache hit)."""
+
+    request_key: str
+    sample: int
+    dataset: str | None
+    level: str | None
+    target_id: str | None
+    source: str
+    provider: str
+    base_url: str | None
+    model: str
+    method: str
+    prompt_name: str
+    prompt_version: str
+    parameters: dict
+    request: dict
+    replies: list[str]
+    status: str
+    failure: str | None
+    parsed: dict
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    latency_ms: float | None
+    call_id: int | None = None
+
+
+@dataclass(frozen=True)
+class LabelEvent:
+    """The label event an answer becomes: a verdict with its explanation, or a rewrite, plus tags."""
+
+    value: str | None
+    raw_value: str | None
+    explanation: str | None = None
+    rewrite: str | None = None
+    tags: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Tag families set by this answer, e.g. {'ambiguity_type': ('2',)}; replaces the source's earlier ones."""
+    claims: tuple[str, ...] = ()
+    """Claims extracted from a summary: stored as a new claim set (units) of that summary."""
+
+
+_CALL_COLUMNS = (
+    "request_key, sample, dataset, level, target_id, source, provider, base_url, model, method, prompt_name, "
+    "prompt_version, parameters, request, replies, status, failure, parsed, input_tokens, output_tokens, "
+    "cost_usd, latency_ms"
+)
+
+
+def latest(cur: duckdb.DuckDBPyConnection, key: str) -> Call | None:
+    """The newest stored answer to this exact request, or None."""
+    row = cur.execute(
+        f"SELECT {_CALL_COLUMNS}, call_id FROM llm_call WHERE request_key = ? ORDER BY sample DESC LIMIT 1", [key]
+    ).fetchone()
+    if row is None:
+        return None
+    values = list(row)
+    for at in (12, 13, 17):
+        values[at] = json.loads(values[at]) if values[at] is not None else {}
+    return Call(*values)
+
+
+def next_sample(cur: duckdb.DuckDBPyConnection, key: str) -> int:
+    return cur.execute("SELECT coalesce(max(sample) + 1, 0) FROM llm_call WHERE request_key = ?", [key]).fetchone()[0]
+
+
+def save(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent | None, description: str) -> int:
+    """Store the answer and, when it parsed, its label event and tags, in one transaction; returns call_id."""
+    with store.write(conn, f"llm {call.method} {call.source}") as cur:
+        cur.execute(
+            f"INSERT INTO llm_call ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING call_id",
+            [
+                call.request_key,
+                call.sample,
+                call.dataset,
+                call.level,
+                call.target_id,
+                call.source,
+                call.provider,
+                call.base_url,
+                call.model,
+                call.method,
+                call.prompt_name,
+                call.prompt_version,
+                json.dumps(call.parameters),
+                json.dumps(call.request),
+                call.replies,
+                call.status,
+                call.failure,
+                json.dumps(call.parsed),
+                call.input_tokens,
+                call.output_tokens,
+                call.cost_usd,
+                call.latency_ms,
+            ],
+        )
+        call_id = cur.fetchone()[0]
+        if label is not None and call.dataset is not None:
+            _label(cur, call, label, description)
+    return call_id
+
+
+def attach(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:
+    """A cached answer asked about another target with the same text: give that target its label event."""
+    with store.write(conn, f"llm {call.method} {call.source} (cached)") as cur:
+        _label(cur, call, label, description)
+
+
+def has_label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent) -> bool:
+    """Whether this stored answer already is the target's label event (or tags) for its source."""
+    if label.claims:
+        prefix = claim_set_id(call.target_id, call.request_key, call.sample)
+        found = cur.execute("SELECT count(*) FROM unit WHERE dataset = ? AND unit_id = ?", [call.dataset, prefix + "c0"])
+        return found.fetchone()[0] > 0
+    if label.value is None:
+        found = cur.execute(
+            "SELECT list(value ORDER BY value) FROM tag WHERE dataset = ? AND level = ? AND target_id = ? AND source = ?",
+            [call.dataset, call.level, call.target_id, call.source],
+        ).fetchone()[0]
+        return sorted(v for values in label.tags.values() for v in values) == (found or [])
+    row = cur.execute(
+        f"""
+        SELECT raw_output FROM label WHERE dataset = ? AND source = ? AND level = ? AND target_id = ? {store.LATEST_LABEL}
+        """,
+        [call.dataset, call.source, call.level, call.target_id],
+    ).fetchone()
+    return row is not None and row[0] == "\n\n".join(call.replies)
+
+
+def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:
+    """The label event (and source row), or for a tag-only answer (no verdict) just its tags, or for
+    an extraction the new claim set."""
+    _tags(cur, call, label.tags)
+    _claims(cur, call, label.claims)
+    if label.value is None:
+        return
+    cur.execute(
+        """
+        INSERT INTO label_source (dataset, source, kind, description, origin, provider, model, prompt_version, parameters)
+        VALUES (?, ?, 'llm', ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (dataset, source) DO UPDATE SET prompt_version = excluded.prompt_version,
+            parameters = excluded.parameters, description = excluded.description
+        """,
+        [
+            call.dataset,
+            call.source,
+            description,
+            LLM_ORIGIN,
+            call.provider if not call.base_url else f"{call.provider} at {call.base_url}",
+            call.model,
+            f"{call.prompt_name}@{call.prompt_version}",
+            json.dumps(call.parameters),
+        ],
+    )
+    cur.execute(
+        """
+        INSERT INTO label (dataset, source, level, target_id, value, raw_value, explanation, raw_output, rewrite,
+                           input_tokens, output_tokens, cost_usd)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+            call.dataset,
+            call.source,
+            call.level,
+            call.target_id,
+            label.value,
+            label.raw_value,
+            label.explanation,
+            "\n\n".join(call.replies),
+            label.rewrite,
+            call.input_tokens,
+            call.output_tokens,
+            call.cost_usd,
+        ],
+    )
+
+
+def _tags(cur: duckdb.DuckDBPyConnection, call: Call, tags: dict[str, tuple[str, ...]]) -> None:
+    for family, values in tags.items():
+        cur.execute(
+            "DELETE FROM tag WHERE dataset = ? AND level = ? AND target_id = ? AND kind = ? AND source = ?",
+            [call.dataset, call.level, call.target_id, family, call.source],
+        )
+        for value in values:
+            cur.execute(
+                "INSERT INTO tag (dataset, level, target_id, kind, value, source) VALUES (?, ?, ?, ?, ?, ?)",
+                [call.dataset, call.level, call.target_id, family, value, call.source],
+            )
+
+
+def claim_set_id(summary_id: str, request_key: str, sample: int) -> str:
+    """Prefix of the unit ids of one extracted claim set: apart from the dataset's own claims (`#c`)."""
+    return f"{summary_id}#x{request_key[:8]}.{sample}"
+
+
+def _claims(cur: duckdb.DuckDBPyConnection, call: Call, claims: tuple[str, ...]) -> None:
+    """Append the claims after the summary's existing ones; `attributes.claim_set` names the source.
+
+    A re-ingest of the bundled datasets keeps them (see `build.ingest`)."""
+    if not claims:
+        return
+    start = cur.execute(
+        "SELECT coalesce(max(position) + 1, 0) FROM unit WHERE dataset = ? AND summary_id = ? AND kind = 'claim'",
+        [call.dataset, call.target_id],
+    ).fetchone()[0]
+    prefix = claim_set_id(call.target_id, call.request_key, call.sample)
+    attributes = json.dumps({"claim_set": call.source, "prompt": f"{call.prompt_name}@{call.prompt_version}"})
+    for offset, text in enumerate(claims):
+        cur.execute(
+            "INSERT INTO unit (dataset, unit_id, summary_id, kind, position, text, attributes) "
+            "VALUES (?, ?, ?, 'claim', ?, ?, ?) ON CONFLICT DO NOTHING",
+            [call.dataset, f"{prefix}c{offset}", call.target_id, start + offset, text, attributes],
+        )

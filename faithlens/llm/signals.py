@@ -1,0 +1,132 @@
+"""ARM's signals for one claim and its rewrite (Ambiguity Rewrite Metric paper, section 3.1).
+
+A rewrite model repeats a claim verbatim when it finds no issue, so the signals are: whether the
+claim was rewritten at all (r != s), how far the rewrite moved in words, and how many explanation
+points justify it; plus a word diff for showing the change.
+
+All three compare the claims after `plain`: whitespace runs collapsed to one space, surrounding
+whitespace and quote marks stripped. A model that wraps a verbatim repeat in quotes or reflows its
+spacing has not rewritten anything, and then the distance is 0 and the diff is all "same" too.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+import snowballstemmer
+from rapidfuzz.distance import Levenshtein
+
+QUOTES = "\"'“”‘’«»`"
+STEM_CACHE = 1 << 16
+# A word (letters/digits, with inner apostrophes or hyphens: "don't", "well-known") or one
+# punctuation mark; whitespace is never a token.
+_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
+_WHITESPACE = re.compile(r"\s+")
+_local = threading.local()
+
+
+@lru_cache(maxsize=STEM_CACHE)
+def stem(token: str) -> str:
+    """The English Snowball stem of a lowercase token, cached: stemming in pure Python costs tens of
+    microseconds a word, and claims and books repeat the same words. One stemmer per thread, as a
+    stemmer object keeps state between calls."""
+    stemmer = getattr(_local, "stemmer", None)
+    if stemmer is None:
+        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
+    return stemmer.stemWord(token)
+
+
+def stems(tokens: list[str]) -> list[str]:
+    """`stem` of each token (the list-in, list-out form bm25s takes as a stemmer)."""
+    return [stem(token) for token in tokens]
+
+
+def plain(text: str) -> str:
+    """`text` with whitespace runs collapsed and surrounding whitespace and quote marks stripped."""
+    return _WHITESPACE.sub(" ", text).strip().strip(QUOTES).strip()
+
+
+def words(text: str) -> list[str]:
+    """The paper's units for edit distance: tokens, lowercased and Snowball-stemmed, no whitespace.
+
+    Punctuation marks count as tokens, each on its own, as a standard word tokenizer (NLTK's, which
+    the paper's recipe suggests) emits them: the paper removes only whitespace, so a rewrite that
+    turns a full stop into a semicolon moved one unit.
+    """
+    return stems([token.lower() for token in _TOKEN.findall(text)])
+
+
+def edit_distance(original: str, rewrite: str) -> int:
+    """Word-level Levenshtein distance between the claim and its rewrite (insertions, deletions and
+    substitutions of stemmed words, each costing 1)."""
+    return Levenshtein.distance(words(plain(original)), words(plain(rewrite)))
+
+
+def rewritten(original: str, rewrite: str) -> bool:
+    """ARM's binary label r != s, compared after `plain` (case and punctuation still count)."""
+    return plain(original) != plain(rewrite)
+
+
+@dataclass(frozen=True)
+class DiffOp:
+    """A run of surface words the rewrite kept, deleted or inserted, joined by single spaces."""
+
+    op: Literal["same", "delete", "insert"]
+    text: str
+
+
+def word_diff(original: str, rewrite: str) -> list[DiffOp]:
+    """The rewrite as edits of the claim's whitespace-separated words, casing and punctuation kept.
+
+    Words match only when identical, so the diff shows every visible change (also "walked" ->
+    "walks", which the stemmed distance ignores). Between two kept runs, all deletions come
+    before all insertions, each merged into one op.
+    """
+    before, after = plain(original).split(), plain(rewrite).split()
+    ops: list[DiffOp] = []
+    deleted: list[str] = []
+    inserted: list[str] = []
+
+    def flush() -> None:
+        if deleted:
+            ops.append(DiffOp("delete", " ".join(deleted)))
+        if inserted:
+            ops.append(DiffOp("insert", " ".join(inserted)))
+        deleted.clear()
+        inserted.clear()
+
+    for step in Levenshtein.opcodes(before, after):
+        if step.tag == "equal":
+            flush()
+            ops.append(DiffOp("same", " ".join(before[step.src_start : step.src_end])))
+        else:
+            deleted += before[step.src_start : step.src_end]
+            inserted += after[step.dest_start : step.dest_end]
+    flush()
+    return ops
+
+
+@dataclass(frozen=True)
+class ArmSignals:
+    """What a rewrite says about a claim: the binary label, how far it moved, how many explanation
+    points (None when the model gave no parsed explanation) and the word diff."""
+
+    rewritten: bool
+    edit_distance: int
+    points: int | None
+    diff: tuple[DiffOp, ...]
+
+
+def arm_signals(original: str, rewrite: str, points: Sequence[str] | None) -> ArmSignals:
+    """All of ARM's signals for one claim `original` and its `rewrite`."""
+    return ArmSignals(
+        rewritten=rewritten(original, rewrite),
+        edit_distance=edit_distance(original, rewrite),
+        points=None if points is None else len(points),
+        diff=tuple(word_diff(original, rewrite)),
+    )

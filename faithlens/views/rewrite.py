@@ -1,0 +1,59 @@
+"""Read models of the Rewrite page: the summaries to pick from and the sentences of one, in order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from faithlens.analysis.generator_names import generator_sql
+from faithlens.build.text import split_sentences
+from faithlens.store import fetch_all, natural_key
+
+
+@dataclass(frozen=True)
+class SummaryChoice:
+    summary_id: str
+    document: str
+    model: str | None
+
+    def __str__(self) -> str:
+        return f"{self.document} · {self.model or 'unknown generator'} · {self.summary_id[:12]}"
+
+
+@dataclass(frozen=True)
+class SentenceChoice:
+    unit_id: str
+    position: int
+    text: str
+
+
+def summary_choices(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[SummaryChoice]:
+    """Every summary of the dataset that has sentences, by document (natural order) then generator."""
+    return fetch_all(
+        cur,
+        SummaryChoice,
+        f"""
+        SELECT s.summary_id, coalesce(d.title, d.document_id) AS document, {generator_sql("s")} AS model
+        FROM summary s JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
+        WHERE s.dataset = ? AND EXISTS (
+            SELECT 1 FROM unit u WHERE u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'sentence')
+        ORDER BY {natural_key("coalesce(d.title, d.document_id)")}, model, s.summary_id
+        """,
+        [dataset],
+    )
+
+
+def sentences(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> list[SentenceChoice]:
+    return fetch_all(
+        cur,
+        SentenceChoice,
+        "SELECT unit_id, position, text FROM unit WHERE dataset = ? AND summary_id = ? AND kind = 'sentence' "
+        "ORDER BY position",
+        [dataset, summary_id],
+    )
+
+
+def split_pasted(summary: str) -> list[str]:
+    """A pasted summary's sentences, split as ingest splits published summaries."""
+    return [summary[start:end] for start, end in split_sentences(summary)]

@@ -1,0 +1,156 @@
+"""Rewrite (served at /rewrite): ARM rewrites live, for demos. Pick a summary sentence (or paste a
+story and a summary of your own), one or two models and a prompt variant, and watch the rewrites
+stream side by side with the word diff, edit distance, explanation points and the r != s verdict.
+A demo prepared beforehand replays from the cache with no network. The Costs tab adds up every
+stored answer by day, model and method.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import llm_panel, shell, urlstate
+from components.markdown import md_escape
+from faithlens.llm import ask, costs, methods, targets, usage
+from faithlens.views import rewrite
+from faithlens.views.states import RewriteState
+
+ctx = shell.page_setup(urlstate.REWRITE)
+ARM = methods.METHODS["arm-rewrite"]
+
+
+def _models(key: str) -> list[tuple[str, str, str | None]]:
+    """One or two (provider, model, base URL) rows."""
+    first = llm_panel.provider_controls(f"{key}.a")
+    if st.toggle("Compare with a second model", key=f"{key}.two"):
+        return [first, llm_panel.provider_controls(f"{key}.b")]
+    return [first]
+
+
+def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
+    variant = st.selectbox("Prompt variant", ARM.variants, key=f"{key}.variant")
+    models = _models(key)
+    fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
+    clicked = st.button("Rewrite", type="primary", key=f"{key}.go", disabled=not all(m[1] for m in models))
+    for column, (provider, model, base_url) in zip(st.columns(len(models)), models, strict=True):
+        with column:
+            st.markdown(f"**{md_escape(model)}** · {md_escape(provider)}")
+            answer_key = f"{key}:{target.dataset}:{target.target_id}:{target.text}:{provider}:{model}:{variant}"
+            if clicked:
+                what = ask.Ask(ARM.name, provider, model, variant, base_url=base_url, fresh=fresh)
+                llm_panel.run(ctx.root, target, what, answer_key)
+            answer = llm_panel.last_answer(answer_key)
+            if answer is not None:
+                llm_panel.show_answer(answer)
+
+
+def _from_dataset(state: RewriteState) -> RewriteState:
+    with ctx.root.cursor() as cur:
+        choices = rewrite.summary_choices(cur, ctx.dataset)
+    if not choices:
+        st.info("This dataset has no summary sentences to rewrite.")
+        return state
+    by_id = {c.summary_id: c for c in choices}
+    start = state.summary if state.summary in by_id else choices[0].summary_id
+    picker = urlstate.key(urlstate.REWRITE, ctx.dataset, "summary")
+    summary_id = st.selectbox(
+        "Summary", list(by_id), key=urlstate.bind(picker, start, by_id), format_func=lambda s: str(by_id[s])
+    )
+    with ctx.root.cursor() as cur:
+        sentences = rewrite.sentences(cur, ctx.dataset, summary_id)
+    positions = [s.position + 1 for s in sentences]
+    wanted = state.sentence if state.sentence in positions else positions[0]
+    picker = urlstate.key(urlstate.REWRITE, ctx.dataset, "sentence", summary_id)
+    number = st.selectbox(
+        "Sentence",
+        positions,
+        key=urlstate.bind(picker, wanted, positions),
+        format_func=lambda n: f"S{n}: {sentences[n - 1].text[:90]}",
+    )
+    chosen = sentences[number - 1]
+    with ctx.root.cursor() as cur:
+        target = targets.resolve(cur, ctx.dataset, chosen.unit_id)
+    st.caption("The sentence (s)")
+    st.text(chosen.text)
+    _rewrite_side_by_side(target, "rewrite.dataset")
+    _earlier(chosen.unit_id)
+    named_summary = summary_id if summary_id != choices[0].summary_id or state.summary else None
+    named_sentence = number if number != positions[0] or state.sentence else None
+    return RewriteState(ctx.dataset, named_summary, named_sentence)
+
+
+def _earlier(unit_id: str) -> None:
+    with ctx.root.cursor() as cur:
+        past = usage.past_answers(cur, ctx.dataset, unit_id, ARM.name)
+    st.markdown(f"**Earlier rewrites of this sentence** ({len(past)})")
+    if past:
+        frame = pd.DataFrame(
+            [
+                {
+                    "when": p.created_at,
+                    "model": p.model,
+                    "prompt": p.prompt,
+                    "status": p.status,
+                    "rewrite": p.rewrite,
+                    "cost": costs.describe_cost(p.cost_usd),
+                }
+                for p in past
+            ]
+        )
+        st.dataframe(frame, hide_index=True, width="stretch", placeholder="")
+
+
+def _pasted() -> None:
+    story = st.text_area("Story", key="rewrite.paste.story", height=200)
+    summary = st.text_area("Summary", key="rewrite.paste.summary", height=120)
+    parts = rewrite.split_pasted(summary) if summary.strip() else []
+    if not (story.strip() and parts):
+        st.caption(
+            "Paste a story and its summary, then pick a sentence. Nothing pasted is stored as a dataset; "
+            "the answers are kept in the LLM cache."
+        )
+        return
+    sentence = st.selectbox("Sentence", parts, key="rewrite.paste.sentence")
+    _rewrite_side_by_side(targets.pasted(story, summary, sentence), "rewrite.paste")
+
+
+def _costs() -> None:
+    with ctx.root.cursor() as cur:
+        rows = usage.usage_rows(cur)
+    if not rows:
+        st.info("No model has been asked yet.")
+        return
+    total = sum(r["cost_usd"] or 0 for r in rows)
+    unpriced = sum(r["calls"] - r["priced"] for r in rows)
+    st.metric("Total cost", costs.describe_cost(total), help="Priced calls only; see the price table setting.")
+    if unpriced:
+        st.warning(f"{unpriced} calls have no price (cost unknown): add their model to the price table.")
+    frame = pd.DataFrame(rows)
+    frame["cost"] = [costs.describe_cost(r["cost_usd"]) if r["priced"] == r["calls"] else "cost unknown" for r in rows]
+    st.dataframe(frame.drop(columns=["cost_usd", "priced"]), hide_index=True, width="stretch", placeholder="")
+
+
+def main() -> None:
+    if ctx.dataset is None:
+        st.stop()
+    st.title("Rewrite")
+    st.caption(
+        "ARM (Subbiah et al.): a model rewrites a summary sentence to remove ambiguity or unfaithful detail; "
+        "r ≠ s is the binary label, the word edit distance and the explanation points say how much changed."
+    )
+    state, notes = urlstate.read(urlstate.REWRITE, ctx.dataset)
+    for note in notes:
+        st.warning(md_escape(note), icon=":material/link_off:")
+    from_dataset, paste, spend = st.tabs(["From the dataset", "Your own text", "Costs"])
+    with from_dataset:
+        state = _from_dataset(state)
+    with paste:
+        _pasted()
+    with spend:
+        _costs()
+    urlstate.write(state)
+
+
+with shell.guard():
+    main()

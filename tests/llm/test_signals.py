@@ -1,0 +1,107 @@
+"""ARM's signals on hand-computed pairs: stemmed word units, word-level Levenshtein, the r != s
+label after whitespace and quote normalisation, and the surface word diff."""
+
+from __future__ import annotations
+
+import pytest
+
+from faithlens.llm.signals import ArmSignals, DiffOp, arm_signals, edit_distance, plain, rewritten, word_diff, words
+
+ABDUCTED = "The protagonist gets abducted by aliens."
+PULLED = "The protagonist is pulled into the sky by a beam of light."
+
+
+def test_words_are_lowercased_stems_with_punctuation_as_tokens() -> None:
+    assert words(ABDUCTED) == ["the", "protagonist", "get", "abduct", "by", "alien", "."]
+    assert words("She walked; he walks") == ["she", "walk", ";", "he", "walk"]
+    assert words("  don't   well-known \n") == ["don't", "well-known"]
+    assert words("") == []
+
+
+def test_figure_one_pair_by_hand() -> None:
+    # the protagonist | get abduct          | by | alien            | .
+    # the protagonist | is pull into the sky | by | a beam of light  | .
+    # "the protagonist", "by" and "." match; [get abduct] -> [is pull into the sky] is 2
+    # substitutions + 3 insertions = 5; [alien] -> [a beam of light] is 1 + 3 = 4. Total 9, and no
+    # alignment does better: 13 - 7 = 6 insertions are forced and only "by" of the other 4 can match.
+    assert edit_distance(ABDUCTED, PULLED) == 9
+    assert edit_distance(PULLED, ABDUCTED) == 9
+
+
+@pytest.mark.parametrize(
+    ("original", "rewrite", "distance"),
+    [
+        ("Mary walked home.", "Mary walks home.", 0),  # walked/walks both stem to "walk"
+        ("MARY WALKED HOME.", "mary walked home.", 0),  # casing ignored
+        ("Mary walked home.", "Mary walked home;", 1),  # a punctuation mark is a unit
+        ("Mary walked home.", "Mary ran home.", 1),  # one substitution
+        ("Mary walked home.", "Mary walked home alone.", 1),  # one insertion
+        ("Mary walked home.", "Mary home.", 1),  # one deletion
+        ("Mary walked home.", "", 4),  # everything deleted
+    ],
+)
+def test_edit_distance_by_hand(original: str, rewrite: str, distance: int) -> None:
+    assert edit_distance(original, rewrite) == distance
+
+
+def test_identical_claim_is_not_rewritten() -> None:
+    assert not rewritten(ABDUCTED, ABDUCTED)
+    assert edit_distance(ABDUCTED, ABDUCTED) == 0
+
+
+@pytest.mark.parametrize(
+    "repeat",
+    [
+        "  The protagonist gets abducted by aliens.\n",
+        "The protagonist  gets\nabducted by aliens.",
+        '"The protagonist gets abducted by aliens."',
+        "“The protagonist gets abducted by aliens.” ",
+    ],
+)
+def test_whitespace_or_quoted_repeat_is_not_rewritten(repeat: str) -> None:
+    assert not rewritten(ABDUCTED, repeat)
+    assert edit_distance(ABDUCTED, repeat) == 0
+    assert [op.op for op in word_diff(ABDUCTED, repeat)] == ["same"]
+
+
+def test_case_and_punctuation_changes_are_rewrites() -> None:
+    assert rewritten(ABDUCTED, ABDUCTED.lower())
+    assert rewritten(ABDUCTED, ABDUCTED.removesuffix("."))
+
+
+def test_plain_collapses_whitespace_and_strips_quotes() -> None:
+    assert plain(" 'a \t b'\n") == "a b"
+
+
+def test_word_diff_keeps_surface_words_and_merges_runs() -> None:
+    assert word_diff(ABDUCTED, PULLED) == [
+        DiffOp("same", "The protagonist"),
+        DiffOp("delete", "gets abducted"),
+        DiffOp("insert", "is pulled into the sky"),
+        DiffOp("same", "by"),
+        DiffOp("delete", "aliens."),
+        DiffOp("insert", "a beam of light."),
+    ]
+
+
+def test_word_diff_shows_changes_the_stemmed_distance_ignores() -> None:
+    assert word_diff("Mary walked home.", "Mary walks home.") == [
+        DiffOp("same", "Mary"),
+        DiffOp("delete", "walked"),
+        DiffOp("insert", "walks"),
+        DiffOp("same", "home."),
+    ]
+
+
+def test_word_diff_of_empty_sides() -> None:
+    assert word_diff("", "") == []
+    assert word_diff("", "New claim") == [DiffOp("insert", "New claim")]
+    assert word_diff("Old claim", "") == [DiffOp("delete", "Old claim")]
+
+
+def test_arm_signals_bundle_everything() -> None:
+    signals = arm_signals(ABDUCTED, PULLED, ["The story never says aliens.", "It shows a beam of light."])
+    assert signals == ArmSignals(rewritten=True, edit_distance=9, points=2, diff=tuple(word_diff(ABDUCTED, PULLED)))
+    unchanged = arm_signals(ABDUCTED, ABDUCTED, None)
+    assert (unchanged.rewritten, unchanged.edit_distance, unchanged.points) == (False, 0, None)
+    assert arm_signals(ABDUCTED, PULLED, []).points == 0

@@ -1,0 +1,3 @@
+from tests.llmserver.server import main
+
+main()

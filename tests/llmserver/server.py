@@ -1,0 +1,239 @@
+"""The HTTP side: a `ThreadingHTTPServer` on 127.0.0.1 with daemon threads, and `LLMServer`, which
+owns the queue of replies and the requests received."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import sys
+import threading
+from collections import deque
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from tests.llmserver import wire
+from tests.llmserver.script import Protocol, Reply, Request, Responder
+
+DEFAULT_MODELS = ("test-model", "test-model-large")
+ROUTES = {("GET", "/v1/models"), ("POST", "/v1/chat/completions"), ("POST", "/v1/messages")}
+
+
+class _Cut(Exception):
+    """Raised inside a handler to drop the connection without finishing the response."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with keep-alive for answers and errors (Content-Length), so the SDKs' connection pools
+    reuse connections; streams are chunked, so that a cut is an incomplete body rather than a
+    normal close-delimited end, and close the connection when done."""
+
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self._serve({})
+
+    def do_POST(self) -> None:
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = None
+        self._serve(body)
+
+    def _serve(self, body: Any) -> None:
+        path = self.path.split("?", 1)[0]
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        anthropic = path == "/v1/messages" or "anthropic-version" in headers
+        protocol: Protocol = "anthropic" if anthropic else "openai"
+        owner = self.server.owner
+        request = Request.parse(protocol, path, headers, body if isinstance(body, dict) else {})
+        owner._record(request)
+        if (self.command, path) not in ROUTES:
+            return self._json(404, wire.error_body(protocol, 404, f"no route {self.command} {path}"))
+        if not (headers.get("authorization", "").removeprefix("Bearer ").strip() or headers.get("x-api-key")):
+            return self._json(401, wire.error_body(protocol, 401, "missing key"))
+        if self.command == "GET":
+            return self._json(200, wire.models_body(protocol, owner.models))
+        if not isinstance(body, dict):
+            return self._json(400, wire.error_body(protocol, 400, "the body is not a JSON object"))
+        if body.get("n", 1) != 1:
+            return self._json(400, wire.error_body(protocol, 400, "this test server answers n=1 only"))
+        self._answer(request, owner._next_reply(request))
+
+    def _answer(self, request: Request, reply: Reply) -> None:
+        if reply.delay and self.server.owner._stopping.wait(reply.delay):
+            self.close_connection = True
+            return
+        try:
+            if reply.status != 200:
+                error = wire.error_body(request.protocol, reply.status, reply.message)
+                self._json(reply.status, error, reply.headers)
+            elif reply.cut_after is not None and not request.stream:
+                raise _Cut
+            elif request.stream:
+                self._stream(wire.stream_events(request, reply), reply)
+            elif reply.malformed:
+                self._send(200, b'{"id": "oops", this is not JSON', "application/json", reply.headers)
+            else:
+                self._json(200, wire.answer_body(request, reply), reply.headers)
+        except _Cut:
+            self.close_connection = True
+
+    def _json(self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(data).encode(), "application/json", headers or {})
+
+    def _send(self, status: int, payload: bytes, content_type: str, headers: dict[str, str]) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _stream(self, events: Iterator[str | None], reply: Reply) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("Connection", "close")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.close_connection = True
+        text_chunks = 0
+        for event in events:
+            if event is None:
+                text_chunks += 1
+            elif reply.cut_after is not None and text_chunks >= reply.cut_after:
+                raise _Cut  # without the final zero-length chunk
+            else:
+                data = event.encode()
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()  # one event at a time, so that streaming is observable
+        self.wfile.write(b"0\r\n\r\n")
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True  # a handler still sleeping out a `delay` must not keep the process alive
+    request_queue_size = 128  # the default 5 resets connections when a test sends many requests at once
+
+    def __init__(self, owner: LLMServer, port: int) -> None:
+        self.owner = owner
+        self.open_sockets: set[socket.socket] = set()
+        super().__init__(("127.0.0.1", port), _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.open_sockets.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self.open_sockets.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], OSError):  # clients that time out or hang up are expected
+            super().handle_error(request, client_address)
+
+
+class LLMServer:
+    """Scripted LLM answers over real HTTP: `with LLMServer() as srv:` or `start()` / `stop()`.
+
+    Each request is answered by the next queued reply, else by `responder(request)`, else with
+    `default_text`. A request without an API key gets a 401 "missing key" in the provider's format.
+    """
+
+    def __init__(
+        self, responder: Responder | None = None, *, default_text: str = "Yes", models: tuple[str, ...] = DEFAULT_MODELS
+    ) -> None:
+        self.responder = responder
+        self.default_text = default_text
+        self.models = models  # what GET /v1/models lists
+        self.requests: list[Request] = []  # every request received, in order
+        self._queue: deque[Reply] = deque()
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: _Server | None = None
+
+    def start(self, port: int = 0) -> LLMServer:
+        self._stopping.clear()
+        self._server = _Server(self, port)
+        threading.Thread(target=self._server.serve_forever, args=(0.01,), name="llmserver", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        """Stop listening and drop open connections, so that pooled clients cannot reach a stopped server."""
+        if self._server is None:
+            return
+        self._stopping.set()
+        self._server.shutdown()
+        for sock in list(self._server.open_sockets):
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        self._server.server_close()
+        self._server = None
+
+    def __enter__(self) -> LLMServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "the server is not running"
+        return self._server.server_address[1]
+
+    @property
+    def openai_base_url(self) -> str:
+        """The SDK appends /chat/completions and /models."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """The SDK appends /v1/messages (a base ending in /v1 would make /v1/v1/messages, a 404 here)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def queue(self, *replies: Reply | str) -> None:
+        """Answers for the next requests, in order, before the responder is asked."""
+        with self._lock:
+            self._queue.extend(Reply(r) if isinstance(r, str) else r for r in replies)
+
+    def reset(self) -> None:
+        """Forget the queued replies and the requests received so far."""
+        with self._lock:
+            self._queue.clear()
+            self.requests.clear()
+
+    def _record(self, request: Request) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next_reply(self, request: Request) -> Reply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        reply = self.responder(request) if self.responder else self.default_text
+        return Reply(reply) if isinstance(reply, str) else reply
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Serve scripted LLM answers on 127.0.0.1 until interrupted.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--text", default="Yes", help="the answer to every request")
+    args = parser.parse_args()
+    srv = LLMServer(default_text=args.text).start(args.port)
+    print(f"openai {srv.openai_base_url}\nanthropic {srv.anthropic_base_url}", flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.stop()
