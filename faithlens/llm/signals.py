@@ -27,6 +27,7 @@ STEM_CACHE = 1 << 16
 # punctuation mark; whitespace is never a token.
 _TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
 _WHITESPACE = re.compile(r"\s+")
+_SURFACE = re.compile(r"\s*(?:\w+(?:[-'’]\w+)*|[^\w\s])")
 _local = threading.local()
 
 
@@ -80,30 +81,37 @@ class DiffOp:
     text: str
 
 
-def word_diff(original: str, rewrite: str) -> list[DiffOp]:
-    """The rewrite as edits of the claim's whitespace-separated words, casing and punctuation kept.
+def _pieces(text: str) -> list[str]:
+    """Words and punctuation marks, each with the whitespace before it, so joined they give the text."""
+    return _SURFACE.findall(plain(text))
 
-    Words match only when identical, so the diff shows every visible change (also "walked" ->
-    "walks", which the stemmed distance ignores). Between two kept runs, all deletions come
-    before all insertions, each merged into one op.
+
+def word_diff(original: str, rewrite: str) -> list[DiffOp]:
+    """The rewrite as edits of the claim's words and punctuation marks, casing kept.
+
+    Pieces match only when identical, so the diff shows every visible change (also "walked" ->
+    "walks", which the stemmed distance ignores); a full stop moved after added words is not a
+    change. Each op's text keeps the whitespace before it, so the ops joined give the texts back.
+    Between two kept runs, all deletions come before all insertions, each merged into one op.
     """
-    before, after = plain(original).split(), plain(rewrite).split()
+    before, after = _pieces(original), _pieces(rewrite)
     ops: list[DiffOp] = []
     deleted: list[str] = []
     inserted: list[str] = []
 
     def flush() -> None:
         if deleted:
-            ops.append(DiffOp("delete", " ".join(deleted)))
+            ops.append(DiffOp("delete", "".join(deleted)))
         if inserted:
-            ops.append(DiffOp("insert", " ".join(inserted)))
+            ops.append(DiffOp("insert", "".join(inserted)))
         deleted.clear()
         inserted.clear()
 
-    for step in Levenshtein.opcodes(before, after):
+    steps = Levenshtein.opcodes([p.strip() for p in before], [p.strip() for p in after])
+    for step in steps:
         if step.tag == "equal":
             flush()
-            ops.append(DiffOp("same", " ".join(before[step.src_start : step.src_end])))
+            ops.append(DiffOp("same", "".join(after[step.dest_start : step.dest_end])))
         else:
             deleted += before[step.src_start : step.src_end]
             inserted += after[step.dest_start : step.dest_end]

@@ -16,5 +16,11 @@ _WRAP = {"same": "{}", "delete": '<del class="fl-del">{}</del>', "insert": '<ins
 
 
 def diff_html(ops: Sequence[DiffOp]) -> str:
-    """The ops in order, separated by single spaces, deletions struck and insertions marked."""
-    return " ".join(_WRAP[op.op].format(esc(op.text)) for op in ops)
+    """The ops in order, deletions struck and insertions marked; the whitespace before an op stays
+    outside its tag, so only words are struck or underlined."""
+    return "".join(_wrapped(op) for op in ops)
+
+
+def _wrapped(op: DiffOp) -> str:
+    body = op.text.lstrip()
+    return esc(op.text[: len(op.text) - len(body)]) + _WRAP[op.op].format(esc(body))

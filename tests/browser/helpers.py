@@ -87,19 +87,24 @@ def _healthy(url: str) -> bool:
 
 @contextmanager
 def running_server(
-    db_path: Path, log_path: Path, timeout: float = STARTUP_TIMEOUT_S, app_dir: Path = ROOT
+    db_path: Path,
+    log_path: Path,
+    timeout: float = STARTUP_TIMEOUT_S,
+    app_dir: Path = ROOT,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[Server]:
     """Start `app_dir/app.py` (FaithLens by default) on a free loopback port against `db_path`;
     stop it on exit.
 
     The server holds the DuckDB file open read-write, so give each server its own file.
     Its stdout/stderr go to `log_path`; if it does not become healthy, the log's tail is raised.
+    `extra_env` adds settings (an LLM base URL and key, say).
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "streamlit", "run", "app.py"]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port), *SERVER_FLAGS]
-    env = {**os.environ, config.SETTINGS["db"].env: str(db_path), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, config.SETTINGS["db"].env: str(db_path), "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     with log_path.open("w", encoding="utf-8") as log:
         process = subprocess.Popen(command, cwd=app_dir, env=env, stdout=log, stderr=subprocess.STDOUT)
         server = Server(url, process, log_path)

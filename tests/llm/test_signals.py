@@ -74,22 +74,34 @@ def test_plain_collapses_whitespace_and_strips_quotes() -> None:
 
 
 def test_word_diff_keeps_surface_words_and_merges_runs() -> None:
-    assert word_diff(ABDUCTED, PULLED) == [
+    ops = word_diff(ABDUCTED, PULLED)
+    assert ops == [
         DiffOp("same", "The protagonist"),
-        DiffOp("delete", "gets abducted"),
-        DiffOp("insert", "is pulled into the sky"),
-        DiffOp("same", "by"),
-        DiffOp("delete", "aliens."),
-        DiffOp("insert", "a beam of light."),
+        DiffOp("delete", " gets abducted"),
+        DiffOp("insert", " is pulled into the sky"),
+        DiffOp("same", " by"),
+        DiffOp("delete", " aliens"),
+        DiffOp("insert", " a beam of light"),
+        DiffOp("same", "."),
     ]
+    assert "".join(op.text for op in ops if op.op != "delete") == PULLED
+    assert "".join(op.text for op in ops if op.op != "insert") == ABDUCTED
 
 
 def test_word_diff_shows_changes_the_stemmed_distance_ignores() -> None:
     assert word_diff("Mary walked home.", "Mary walks home.") == [
         DiffOp("same", "Mary"),
-        DiffOp("delete", "walked"),
-        DiffOp("insert", "walks"),
-        DiffOp("same", "home."),
+        DiffOp("delete", " walked"),
+        DiffOp("insert", " walks"),
+        DiffOp("same", " home."),
+    ]
+
+
+def test_words_added_before_the_full_stop_leave_the_full_stop_alone() -> None:
+    assert word_diff("Daniel sees a seal.", "Daniel sees a seal in the story.") == [
+        DiffOp("same", "Daniel sees a seal"),
+        DiffOp("insert", " in the story"),
+        DiffOp("same", "."),
     ]
 
 
