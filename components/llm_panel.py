@@ -19,6 +19,10 @@ from faithlens.views.diff import diff_html
 
 DEFAULT_MODELS = {"openai": "gpt-4o", "anthropic": "claude-3-5-sonnet-20241022"}
 _ANSWERS = "llm.answers"
+VARIANT_TITLES = {
+    "": "as published (sent to GPT-4 and Mixtral)",
+    "claude": "with the line the paper adds for Claude",
+}
 
 
 def provider_controls(key: str) -> tuple[str, str, str | None]:
@@ -66,20 +70,18 @@ def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple
             "Prompt variant",
             method.variants,
             key=f"{key}.variant.{method.name}",
-            format_func=lambda v: v or "as published",
+            format_func=lambda v: VARIANT_TITLES.get(v, v),
         )
     evidence = "none"
     if method.evidence:
         reasons = {s: methods.evidence_reason(s, target) for s in methods.EVIDENCE_SETTINGS}
+        usable = [s for s, why in reasons.items() if why is None]
         evidence = st.selectbox(
-            "Evidence",
-            methods.EVIDENCE_SETTINGS,
-            key=f"{key}.evidence",
-            format_func=lambda s: methods.EVIDENCE_TITLES[s] + (" (unavailable)" if reasons[s] else ""),
+            "Evidence", usable, key=f"{key}.evidence", format_func=lambda s: methods.EVIDENCE_TITLES[s]
         )
         for setting, why in reasons.items():
             if why:
-                st.caption(md_escape(f"{methods.EVIDENCE_TITLES[setting]}: unavailable, {why}"))
+                st.caption(md_escape(f"Not offered: {methods.EVIDENCE_TITLES[setting]}, because {why}"))
     st.caption(_template_caption(method, variant or method.variants[0], target.level))
     return method, variant, evidence
 
@@ -153,7 +155,7 @@ def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", 
     answer_key = f"{key}:{target.dataset}:{target.target_id}"
     if chosen is not None and st.button("Ask", key=f"{key}.ask", type="primary", disabled=not model):
         method, variant, evidence = chosen
-        what = ask.Ask(method.name, provider, model, variant or None, evidence, base_url=base_url, fresh=fresh)
+        what = ask.Ask(method.name, provider, model, variant, evidence, base_url=base_url, fresh=fresh)
         run(conn, target, what, answer_key)
     answer = last_answer(answer_key)
     if answer is not None:

@@ -39,13 +39,19 @@ def _ask_options(parser: argparse.ArgumentParser, action: str) -> None:
     parser.add_argument("--method", choices=names, default=DEFAULT_METHOD[action], required=action == "verify")
     parser.add_argument("--variant", help="prompt variant (arm-rewrite: both, subjectivity, unfaithfulness)")
     parser.add_argument("--evidence", choices=methods.EVIDENCE_SETTINGS, default="none", help="fables-verify only")
-    parser.add_argument("--k", type=int, default=5, help="BM25 passages for --evidence bm25 (default 5)")
+    parser.add_argument("--k", type=_positive, default=5, help="BM25 passages for --evidence bm25 (default 5)")
     parser.add_argument("--provider", choices=providers.PROVIDERS, required=True)
     parser.add_argument("--model", required=True)
     parser.add_argument("--base-url", help="an OpenAI- or Anthropic-compatible server (else the settings')")
     parser.add_argument("--fresh", action="store_true", help="ask again even if cached; kept as another sample")
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
     add_db(parser)
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of passages, 1 or more; got {text!r}")
+    return int(text)
 
 
 def _run_ask(args: argparse.Namespace) -> int:
@@ -106,7 +112,9 @@ def _run_costs(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, default=str))
         return 0
     for row in rows:
-        cost = costs.describe_cost(row["cost_usd"]) if row["priced"] == row["calls"] else "cost unknown for some calls"
+        cost = costs.describe_cost(row["cost_usd"]) if row["priced"] == row["calls"] else "cost unknown"
+        if 0 < row["priced"] < row["calls"]:
+            cost += f" ({row['calls'] - row['priced']} of {row['calls']} calls unpriced; priced ones: ${row['cost_usd']:.4f})"
         print(
             f"{row['day']} {row['provider']} {row['model']} {row['method']}: {row['calls']} calls, "
             f"{row['input_tokens']} in, {row['output_tokens']} out, {cost}"

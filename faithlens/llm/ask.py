@@ -176,6 +176,7 @@ def _call(target, what, endpoint, request, sample, on_text, prices) -> records.C
             refused = done.refused
             break
     parsed = parse(request.template.answer, replies)
+    refused = refused or (parsed.refused and bool(replies[-1].strip()))
     status = "refused" if refused else "empty" if not replies[-1].strip() else "ok" if parsed.ok else "parse_failure"
     failure = None if status == "ok" else (parsed.failure or status)
     return records.Call(

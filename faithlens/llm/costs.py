@@ -6,6 +6,8 @@ must see that the app cannot price it rather than a reassuring zero.
 
 from __future__ import annotations
 
+import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,39 +30,60 @@ class Price:
 
 
 def load_prices(path: Path | None = None) -> dict[str, Price]:
-    """The price table (FAITHLENS_LLM_PRICES, else the bundled one), checked row by row."""
+    """The price table (FAITHLENS_LLM_PRICES, else the bundled one), checked row by row; read again
+    only when the file changes."""
     path = path or Path(config.get("llm_prices"))
     try:
-        with path.open("rb") as handle:
-            table = tomllib.load(handle)
+        stamp = path.stat().st_mtime_ns
     except OSError as exc:
         raise FaithLensError(
             f"{path}: cannot read the price table: {exc.strerror}", "check FAITHLENS_LLM_PRICES"
         ) from None
-    except tomllib.TOMLDecodeError as exc:
+    return _read_prices(path, stamp)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_prices(path: Path, stamp: int) -> dict[str, Price]:
+    hint = "fix the file or point FAITHLENS_LLM_PRICES elsewhere"
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
         raise FaithLensError(
-            f"{path}: not valid TOML: {exc}", "fix the file or point FAITHLENS_LLM_PRICES elsewhere"
+            f"{path}: cannot read the price table: {exc.strerror}", "check FAITHLENS_LLM_PRICES"
         ) from None
-    prices = {}
-    for model, row in table.get("models", {}).items():
-        try:
-            prices[model] = Price(model=model, **row)
-        except TypeError:
-            raise FaithLensError(
-                f"{path}: models.{model!r}: expected input, output and optionally batch_input, batch_output",
-                "fix the row",
-            ) from None
-        if any(not isinstance(v, int | float) or v < 0 for v in row.values()):
-            raise FaithLensError(f"{path}: models.{model!r}: prices must be non-negative numbers", "fix the row")
-    return prices
+    except UnicodeDecodeError:
+        raise FaithLensError(f"{path}: not UTF-8 text", hint) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise FaithLensError(f"{path}: not valid TOML: {exc}", hint) from None
+    models = table.get("models", {})
+    if not isinstance(models, dict):
+        raise FaithLensError(f"{path}: 'models' must be a table of [models.\"NAME\"] rows", hint)
+    return {model: _price(path, model, row) for model, row in models.items()}
+
+
+def _price(path: Path, model: str, row: object) -> Price:
+    expected = "expected input, output and optionally batch_input, batch_output, in USD per million tokens"
+    if not isinstance(row, dict):
+        raise FaithLensError(f"{path}: models.{model!r}: {expected}", "fix the row")
+    try:
+        price = Price(model=model, **row)
+    except TypeError:
+        raise FaithLensError(f"{path}: models.{model!r}: {expected}", "fix the row") from None
+    if any(isinstance(v, bool) or not isinstance(v, int | float) or v < 0 for v in row.values()):
+        raise FaithLensError(f"{path}: models.{model!r}: prices must be non-negative numbers", "fix the row")
+    return price
+
+
+SNAPSHOT = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4})$")
+"""A dated snapshot suffix: gpt-4o-2024-08-06, claude-3-opus-20240229, gpt-4-0613."""
 
 
 def price_for(model: str, prices: dict[str, Price]) -> Price | None:
-    """The row for `model`: its exact name, else the longest listed name it starts with (dated snapshots)."""
+    """The row for `model`: its exact name, else the name without a dated snapshot suffix. Any other
+    model is unpriced: gpt-4.1-nano is not gpt-4.1."""
     if model in prices:
         return prices[model]
-    candidates = [name for name in prices if model.startswith(name + "-")]
-    return prices[max(candidates, key=len)] if candidates else None
+    return prices.get(SNAPSHOT.sub("", model))
 
 
 def cost_usd(

@@ -78,6 +78,32 @@ def api_key(endpoint: Endpoint) -> str:
     )
 
 
+def timeout_setting() -> float:
+    """FAITHLENS_LLM_TIMEOUT in seconds, or the error that names it."""
+    setting = config.SETTINGS["llm_timeout"]
+    try:
+        seconds = float(config.get("llm_timeout"))
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise FaithLensError(f"{setting.env}={config.get('llm_timeout')!r} is not a number of seconds", "e.g. 60")
+    return seconds
+
+
+def _call_errors(provider: str) -> tuple[type[BaseException], ...]:
+    """What a call may raise that is the provider's or the network's fault, not ours: the SDK's errors,
+    a body that is not JSON (never retried by the SDKs), and a transport error escaping a stream."""
+    import httpx2
+
+    if provider == "openai":
+        import openai
+
+        return (openai.OpenAIError, json.JSONDecodeError, httpx2.HTTPError)
+    import anthropic
+
+    return (anthropic.AnthropicError, json.JSONDecodeError, httpx2.HTTPError)
+
+
 @functools.lru_cache(maxsize=16)
 def _client(provider: str, base_url: str | None, key: str, timeout: float) -> object:
     if provider == "openai":
@@ -100,15 +126,13 @@ def complete(
     timeout: float | None = None,
 ) -> Completion:
     """Stream one reply to `messages` ([{role, content}, ...]), passing each piece of text to `on_text`."""
-    timeout = timeout or float(config.get("llm_timeout"))
+    timeout = timeout or timeout_setting()
     client = _client(endpoint.provider, endpoint.base_url, api_key(endpoint), timeout)
     stream = _stream_openai if endpoint.provider == "openai" else _stream_anthropic
     started = time.perf_counter()
     try:
         text, usage, stop_reason, refused = stream(client, model, system, messages, temperature, max_tokens, on_text)
-    except ProviderError:
-        raise
-    except Exception as exc:  # noqa: BLE001 - every SDK and transport failure becomes one ProviderError
+    except _call_errors(endpoint.provider) as exc:
         raise _as_provider_error(endpoint, exc) from exc
     latency_ms = (time.perf_counter() - started) * 1000
     return Completion(text, usage[0], usage[1], stop_reason, refused, latency_ms)
@@ -142,8 +166,14 @@ def _stream_openai(client, model, system, messages, temperature, max_tokens, on_
 
 def _stream_anthropic(client, model, system, messages, temperature, max_tokens, on_text):
     extra = {"system": system} if system else {}
+    # This SDK version has no `temperature` argument; the Messages API still takes it in the body.
     events = client.messages.create(
-        model=model, messages=list(messages), temperature=temperature, max_tokens=max_tokens, stream=True, **extra
+        model=model,
+        messages=list(messages),
+        max_tokens=max_tokens,
+        stream=True,
+        extra_body={"temperature": temperature},
+        **extra,
     )
     parts, input_tokens, output_tokens, stop_reason = [], None, None, None
     for event in events:

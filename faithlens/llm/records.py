@@ -135,7 +135,9 @@ def has_label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent) -> 
     """Whether this stored answer already is the target's label event (or tags) for its source."""
     if label.claims:
         prefix = claim_set_id(call.target_id, call.request_key, call.sample)
-        found = cur.execute("SELECT count(*) FROM unit WHERE dataset = ? AND unit_id = ?", [call.dataset, prefix + "c0"])
+        found = cur.execute(
+            "SELECT count(*) FROM unit WHERE dataset = ? AND unit_id = ?", [call.dataset, prefix + "c0"]
+        )
         return found.fetchone()[0] > 0
     if label.value is None:
         found = cur.execute(

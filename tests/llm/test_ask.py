@@ -122,7 +122,10 @@ def test_anthropic_streams_text_pieces_to_the_caller(llm_env: LLMServer, conn: d
     srv.queue(reply)
     pieces: list[str] = []
     answer = ask.ask(
-        conn, target(conn, "storysumm", summary["summary_id"]), asking(srv, "storysumm-binary", "anthropic"), pieces.append
+        conn,
+        target(conn, "storysumm", summary["summary_id"]),
+        asking(srv, "storysumm-binary", "anthropic"),
+        pieces.append,
     )
     (request,) = srv.requests
     assert (request.protocol, request.path, request.stream) == ("anthropic", "/v1/messages", True)
@@ -211,7 +214,9 @@ def test_401_names_the_key_setting_and_stores_nothing(
 def test_429_with_retry_after_is_retried_by_the_sdk(
     llm_env: LLMServer, conn: duckdb.DuckDBPyConnection, provider: str
 ) -> None:
-    llm_env.queue(Reply(status=429, headers={"retry-after-ms": "20"}), "No" if provider == "openai" else "<answer>No</answer>")
+    llm_env.queue(
+        Reply(status=429, headers={"retry-after-ms": "20"}), "No" if provider == "openai" else "<answer>No</answer>"
+    )
     answer = _ask_summary(conn, llm_env, provider)
     assert answer.label == "unfaithful"
     assert [r.retry_count for r in llm_env.requests] == [0, 1]
@@ -509,9 +514,7 @@ def test_ambiguity_type_becomes_a_tag_of_the_source(llm_env: LLMServer, conn: du
 # --- 9: TofuEval's prompts by level -----------------------------------------------------------------------------
 
 
-def test_tofueval_dir_picks_the_sentence_or_summary_prompt(
-    llm_env: LLMServer, db_copy: Path, tmp_path: Path
-) -> None:
+def test_tofueval_dir_picks_the_sentence_or_summary_prompt(llm_env: LLMServer, db_copy: Path, tmp_path: Path) -> None:
     srv = llm_env
     sentence_id = "NPR-5615 / model_A / Presidential helicopter cost#s0"
     summary_id = "NPR-5615 / model_A / Presidential helicopter cost"
