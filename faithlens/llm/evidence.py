@@ -13,11 +13,14 @@ import re
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from faithlens.llm.signals import stems
+
+if TYPE_CHECKING:
+    import bm25s
 
 PASSAGE_TOKENS = 256
 TOP_K = 5
@@ -55,7 +58,10 @@ def chunk(text: str, max_tokens: int = PASSAGE_TOKENS) -> list[Passage]:
 
 def _tokens(texts: list[str]) -> list[list[str]]:
     """bm25s' tokenizer (lowercase, words of 2+ characters, English stopwords dropped) with the
-    same cached Snowball stems as ARM's edit distance."""
+    same cached Snowball stems as ARM's edit distance. bm25s is imported here, on first use: it costs
+    about 0.2 s, which pages that never retrieve should not pay."""
+    import bm25s
+
     return bm25s.tokenize(texts, stopwords="en", stemmer=stems, return_ids=False, show_progress=False)
 
 
@@ -72,6 +78,8 @@ class Bm25Index:
         passages = chunk(text, max_tokens)
         if not passages:
             return cls(passages, None)
+        import bm25s
+
         retriever = bm25s.BM25()
         retriever.index(_tokens([passage.text for passage in passages]), show_progress=False)
         return cls(passages, retriever)
