@@ -11,6 +11,8 @@ from faithlens.llm import targets
 from faithlens.views.detail import Detail
 from faithlens.views.states import DetailState
 
+ASK_TOGGLE = "explore.asking"
+
 
 def _target_id(detail: Detail, state: DetailState) -> tuple[str, str]:
     """The unit the reader chose (claim, then sentence), else the summary; with how to name it."""
@@ -25,7 +27,11 @@ def _target_id(detail: Detail, state: DetailState) -> tuple[str, str]:
 def section(ctx: shell.PageContext, detail: Detail, state: DetailState) -> None:
     """The block under the summary; answers become label sources that colour this page and Compare."""
     target_id, name = _target_id(detail, state)
-    with st.expander(md_escape(f"Ask a model about {name}"), icon=":material/smart_toy:"):
+    # A toggle rather than an expander: a collapsed expander still sends its widgets on every run,
+    # which slows every visit to Explore for readers who never ask.
+    if not st.toggle(md_escape(f"Ask a model about {name}"), key=ASK_TOGGLE):
+        return
+    with st.container(border=True):
         st.caption(
             "Choose a sentence or claim above to ask about it. Every answer is stored with its prompt version, "
             "tokens and cost, and becomes a label source (llm/…) you can colour by here and compare on Compare."

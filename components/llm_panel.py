@@ -52,9 +52,14 @@ def _template_caption(method: methods.Method, variant: str, level: str) -> str:
 
 def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple[methods.Method, str, str] | None:
     """Method, variant and evidence setting for this target; unavailable evidence settings say why."""
-    available = [m for m in methods.methods_for(target.level) if m.action in actions]
+    candidates = [m for m in methods.methods_for(target.level) if m.action in actions]
+    reasons = {m.name: methods.method_reason(m, target) for m in candidates}
+    available = [m for m in candidates if reasons[m.name] is None]
+    for why in dict.fromkeys(why for why in reasons.values() if why):
+        titles = ", ".join(methods.METHODS[name].title for name, reason in reasons.items() if reason == why)
+        st.caption(md_with_code(f"Not offered: {titles}, because {why}"))
     if not available:
-        st.caption(f"No method judges a {target.level} here.")
+        st.caption(f"No method can judge this {target.level} here.")
         return None
     method = methods.method(
         st.selectbox(

@@ -97,6 +97,16 @@ def methods_for(level: str) -> list[Method]:
     return [m for m in METHODS.values() if level in m.levels]
 
 
+def method_reason(method: Method, target: Target) -> str | None:
+    """Why `method` cannot judge this target (its prompts need the source text the dataset lacks), or None."""
+    if target.document:
+        return None
+    variant = method.variants[0]
+    if any("story" in prompts.load(name).slots() for name in method.template_names(variant, target.level)):
+        return target.document_note or "its prompt needs the source text, which this dataset does not include"
+    return None
+
+
 def evidence_reason(setting: str, target: Target) -> str | None:
     """Why `setting` cannot be used for this target (the page disables it with this), or None."""
     if setting not in EVIDENCE_SETTINGS:

@@ -192,7 +192,7 @@ def _stream_anthropic(client, model, system, messages, temperature, max_tokens, 
 def _as_provider_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
     """One line a user can act on, from whichever SDK or transport raised."""
     status = getattr(exc, "status_code", None)
-    message = _provider_message(exc)
+    message = _redacted(_provider_message(exc), endpoint)
     if isinstance(exc, json.JSONDecodeError):
         return ProviderError(endpoint, "malformed", "the reply was not valid JSON", "the server may not speak this API")
     if status in (401, 403):
@@ -207,6 +207,12 @@ def _as_provider_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
     if type(exc).__name__ in ("APITimeoutError", "ReadTimeout", "TimeoutException"):
         return ProviderError(endpoint, "timeout", "no answer in time", "raise FAITHLENS_LLM_TIMEOUT or try again")
     return ProviderError(endpoint, "connection", f"connection failed: {message}", "check the server and base URL")
+
+
+def _redacted(message: str, endpoint: Endpoint) -> str:
+    """The provider's message without the key, should a server echo it back (shown on the page)."""
+    key = config.get(KEY_SETTING[endpoint.provider])
+    return message.replace(key, "[key hidden]") if key else message
 
 
 def _provider_message(exc: Exception) -> str:

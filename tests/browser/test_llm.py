@@ -62,6 +62,7 @@ def test_rewrite_in_explore_shows_the_diff_and_feeds_compare(
     sentence = raw.storysumm_records()[DANIEL]["summary"][SENTENCE - 1].strip()
     helpers.open_app(page, f"{app.url}/explore?dataset=storysumm&summary={DANIEL}&sentence={SENTENCE}")
     page.get_by_text(f"Ask a model about sentence S{SENTENCE}").click()
+    helpers.wait_for_app(page)
     _choose(page, "Method", "ARM rewrite")
     page.get_by_role("button", name="Ask", exact=True).click()
     helpers.wait_for_app(page)

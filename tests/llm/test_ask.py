@@ -589,3 +589,16 @@ def test_pasted_text_is_answered_but_never_labelled(llm_env: LLMServer, conn: du
     assert answer.label == "unfaithful"
     assert llm_counts(conn) == (1, 0, 0)
     assert rows(conn, "SELECT dataset, target_id FROM llm_call") == [{"dataset": None, "target_id": None}]
+
+
+
+@BOTH
+def test_a_key_echoed_back_in_an_error_is_hidden_from_the_message(
+    llm_env: LLMServer, conn: duckdb.DuckDBPyConnection, provider: str
+) -> None:
+    key = OPENAI_KEY if provider == "openai" else ANTHROPIC_KEY
+    llm_env.queue(Reply(status=401, message=f"Incorrect API key provided: {key}."))
+    with pytest.raises(ProviderError) as raised:
+        _ask_summary(conn, llm_env, provider)
+    assert key not in str(raised.value)
+    assert "Incorrect API key provided: [key hidden]." in str(raised.value)
