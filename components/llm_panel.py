@@ -158,10 +158,17 @@ def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", 
     provider, model, base_url = provider_controls("llm")
     fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
     answer_key = f"{key}:{target.dataset}:{target.target_id}"
+    what = None
     if chosen is not None and st.button("Ask", key=f"{key}.ask", type="primary", disabled=not model):
         method, variant, evidence = chosen
         what = ask.Ask(method.name, provider, model, variant, evidence, base_url=base_url, fresh=fresh)
-        run(conn, target, what, answer_key)
-    answer = last_answer(answer_key)
+    answer_area(conn, target, what, answer_key)
+
+
+def answer_area(conn, target: Target, what: ask.Ask | None, key: str) -> None:
+    """Ask now when `what` is given (the button was clicked), then show the latest answer kept under `key`."""
+    if what is not None:
+        run(conn, target, what, key)
+    answer = last_answer(key)
     if answer is not None:
         show_answer(answer)

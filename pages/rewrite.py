@@ -37,17 +37,19 @@ def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
         with column:
             st.markdown(f"**{md_escape(model)}** · {md_escape(provider)}")
             answer_key = f"{key}:{target.dataset}:{target.target_id}:{target.text}:{provider}:{model}:{variant}"
-            if clicked:
-                what = ask.Ask(ARM.name, provider, model, variant, base_url=base_url, fresh=fresh)
-                llm_panel.run(ctx.root, target, what, answer_key)
-            answer = llm_panel.last_answer(answer_key)
-            if answer is not None:
-                llm_panel.show_answer(answer)
+            what = ask.Ask(ARM.name, provider, model, variant, base_url=base_url, fresh=fresh) if clicked else None
+            llm_panel.answer_area(ctx.root, target, what, answer_key)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _summary_choices(db_path: str, version: str, dataset: str) -> list[rewrite.SummaryChoice]:
+    """The summaries to pick from, read once per data version."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return rewrite.summary_choices(cur, dataset)
 
 
 def _from_dataset(state: RewriteState) -> RewriteState:
-    with ctx.root.cursor() as cur:
-        choices = rewrite.summary_choices(cur, ctx.dataset)
+    choices = _summary_choices(ctx.db_path, ctx.version, ctx.dataset)
     if not choices:
         st.info("This dataset has no summary sentences to rewrite.")
         return state
@@ -127,7 +129,7 @@ def _costs() -> None:
     if unpriced:
         st.warning(f"{unpriced} calls have no price (cost unknown): add their model to the price table.")
     frame = pd.DataFrame(rows)
-    frame["cost"] = [costs.describe_cost(r["cost_usd"]) if r["priced"] == r["calls"] else "cost unknown" for r in rows]
+    frame["cost"] = [usage.cost_text(r) for r in rows]
     st.dataframe(frame.drop(columns=["cost_usd", "priced"]), hide_index=True, width="stretch", placeholder="")
 
 

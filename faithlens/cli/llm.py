@@ -14,7 +14,7 @@ import sys
 from faithlens import config, store
 from faithlens.cli.options import add_db, reading
 from faithlens.llm import ask, costs, methods, providers, targets
-from faithlens.llm.usage import usage_rows
+from faithlens.llm.usage import cost_text, usage_rows
 
 DEFAULT_METHOD = {"verify": None, "rewrite": "arm-rewrite"}
 
@@ -112,9 +112,7 @@ def _run_costs(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, default=str))
         return 0
     for row in rows:
-        cost = costs.describe_cost(row["cost_usd"]) if row["priced"] == row["calls"] else "cost unknown"
-        if 0 < row["priced"] < row["calls"]:
-            cost += f" ({row['calls'] - row['priced']} of {row['calls']} calls unpriced; priced ones: ${row['cost_usd']:.4f})"
+        cost = cost_text(row)
         print(
             f"{row['day']} {row['provider']} {row['model']} {row['method']}: {row['calls']} calls, "
             f"{row['input_tokens']} in, {row['output_tokens']} out, {cost}"

@@ -7,6 +7,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from faithlens.llm import records
+from faithlens.llm.interpret import arm_label
 from faithlens.llm.signals import DiffOp, arm_signals
 
 
@@ -41,19 +42,19 @@ class Answer:
     def with_points(self, points_call: records.Call) -> Answer:
         """Add ARM's explanation points (A.3) from their own call; a failed split leaves points unknown."""
         points = tuple(points_call.parsed.get("items") or ()) if points_call.status == "ok" else None
-        merged = _merge(self, [points_call])
-        return dataclasses.replace(merged, points=points, edit_distance=self.edit_distance, diff=self.diff)
+        return dataclasses.replace(_merge(self, [points_call]), points=points)
 
     def with_original(self, original: str) -> Answer:
         """ARM's signals against the claim as written; the label is r != s, as `interpret` stores it."""
         if self.rewrite is None:
             return self
         signals = arm_signals(original, self.rewrite, None)
+        label, raw_label = arm_label(signals.rewritten)
         return dataclasses.replace(
             self,
             original=original,
-            label="unfaithful" if signals.rewritten else "faithful",
-            raw_label="rewritten" if signals.rewritten else "unchanged",
+            label=label,
+            raw_label=raw_label,
             rewritten=signals.rewritten,
             edit_distance=signals.edit_distance,
             diff=tuple(signals.diff),

@@ -19,6 +19,11 @@ AMBIGUITY_FAMILY = "ambiguity_type"
 REWRITTEN, UNCHANGED = "rewritten", "unchanged"
 
 
+def arm_label(changed: bool) -> tuple[str, str]:
+    """ARM's binary label r != s as (shared-vocabulary value, raw value)."""
+    return ("unfaithful", REWRITTEN) if changed else ("faithful", UNCHANGED)
+
+
 def interpret(call: records.Call, target: Target) -> records.LabelEvent | None:
     """The label event for a stored answer, or None when it is not a label (failed, or not a verdict)."""
     if call.status != "ok" or call.method not in methods.METHODS:
@@ -28,13 +33,8 @@ def interpret(call: records.Call, target: Target) -> records.LabelEvent | None:
     if action == "verify":
         return records.LabelEvent(parsed["label"], parsed["raw_label"], parsed.get("explanation"))
     if action == "rewrite":
-        changed = rewritten(target.text, parsed["rewrite"])
-        return records.LabelEvent(
-            "unfaithful" if changed else "faithful",
-            REWRITTEN if changed else UNCHANGED,
-            parsed.get("explanation"),
-            parsed["rewrite"],
-        )
+        value, raw = arm_label(rewritten(target.text, parsed["rewrite"]))
+        return records.LabelEvent(value, raw, parsed.get("explanation"), parsed["rewrite"])
     if call.method == "fables-extract-claims" and call.level == "summary":
         return records.LabelEvent(None, None, claims=tuple(parsed["items"]))
     if action == "classify":

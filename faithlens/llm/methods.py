@@ -34,8 +34,6 @@ class Method:
     variant_by_level: bool = False
     """TofuEval's prompts come in a sentence and a summary version: the target's level picks one."""
     evidence: bool = False
-    parts: tuple[str, ...] = ("",)
-    """Variants sent together whose items are concatenated (StorySumm's two inconsistency prompts)."""
 
     def default_variant(self, provider: str) -> str:
         """StorySumm's prompts add a line for Claude: use that variant with Anthropic models, as the paper did."""
@@ -46,15 +44,15 @@ class Method:
     def template_names(self, variant: str, level: str) -> list[str]:
         """The prompt files this method sends for `variant` at `level`, in order."""
         if self.variant_by_level:
-            return [prompts.for_method(self.name, level).name]
-        if self.parts != ("",):
-            return [prompts.for_method(self.name, part).name for part in self.parts]
-        if variant not in self.variants:
+            variant = level
+        elif variant not in self.variants:
             raise FaithLensError(
                 f"{self.name} has no variant {variant!r}",
                 f"use one of {', '.join(v or '(none)' for v in self.variants)}",
             )
-        return [prompts.for_method(self.name, variant).name]
+        template = prompts.for_method(self.name, variant)
+        # A template that names a group (StorySumm's two inconsistency prompts) is sent with the rest of it.
+        return [prompts.for_method(self.name, part).name for part in template.combine] or [template.name]
 
 
 METHODS: dict[str, Method] = {
@@ -67,7 +65,7 @@ METHODS: dict[str, Method] = {
             "extract",
             "StorySumm hybrid: suggested inconsistencies",
             ("summary",),
-            parts=("prompt1", "prompt2"),
+            variants=("prompt1",),
         ),
         Method("fables-verify", "verify", "FABLES claim verification", ("claim", "sentence"), evidence=True),
         Method("fables-extract-claims", "extract", "FABLES claim extraction", ("summary",)),
@@ -120,5 +118,6 @@ def evidence_reason(setting: str, target: Target) -> str | None:
 
 def source_name(name: str, variant: str, evidence: str | None, model: str) -> str:
     """The label source an answer feeds: `llm/<method>[-<variant>][-<evidence>]/<model>`."""
-    parts = [name, variant, evidence if METHODS[name].evidence else ""]
+    method = METHODS[name]
+    parts = [name, variant if len(method.variants) > 1 else "", evidence if method.evidence else ""]
     return f"llm/{'-'.join(p for p in parts if p)}/{model}"

@@ -5,6 +5,7 @@ never lost and the read side (Explore's colouring, Compare) picks it up at once.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -50,6 +51,11 @@ class Call:
     latency_ms: float | None
     call_id: int | None = None
 
+    @property
+    def raw_output(self) -> str:
+        """The replies as one text, as label events keep it."""
+        return "\n\n".join(self.replies)
+
 
 @dataclass(frozen=True)
 class LabelEvent:
@@ -65,24 +71,23 @@ class LabelEvent:
     """Claims extracted from a summary: stored as a new claim set (units) of that summary."""
 
 
-_CALL_COLUMNS = (
-    "request_key, sample, dataset, level, target_id, source, provider, base_url, model, method, prompt_name, "
-    "prompt_version, parameters, request, replies, status, failure, parsed, input_tokens, output_tokens, "
-    "cost_usd, latency_ms"
-)
+_JSON_FIELDS = ("parameters", "request", "parsed")
+_STORED = tuple(f.name for f in dataclasses.fields(Call) if f.name != "call_id")
+"""The `llm_call` columns an answer fills; `call_id` comes from the sequence."""
 
 
 def latest(cur: duckdb.DuckDBPyConnection, key: str) -> Call | None:
     """The newest stored answer to this exact request, or None."""
-    row = cur.execute(
-        f"SELECT {_CALL_COLUMNS}, call_id FROM llm_call WHERE request_key = ? ORDER BY sample DESC LIMIT 1", [key]
-    ).fetchone()
-    if row is None:
+    found = store.fetch_one(
+        cur,
+        Call,
+        "SELECT * EXCLUDE (created_at) FROM llm_call WHERE request_key = ? ORDER BY sample DESC LIMIT 1",
+        [key],
+    )
+    if found is None:
         return None
-    values = list(row)
-    for at in (12, 13, 17):
-        values[at] = json.loads(values[at]) if values[at] is not None else {}
-    return Call(*values)
+    decoded = {name: json.loads(getattr(found, name)) for name in _JSON_FIELDS}
+    return dataclasses.replace(found, replies=list(found.replies), **decoded)
 
 
 def next_sample(cur: duckdb.DuckDBPyConnection, key: str) -> int:
@@ -92,32 +97,10 @@ def next_sample(cur: duckdb.DuckDBPyConnection, key: str) -> int:
 def save(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent | None, description: str) -> int:
     """Store the answer and, when it parsed, its label event and tags, in one transaction; returns call_id."""
     with store.write(conn, f"llm {call.method} {call.source}") as cur:
+        values = [json.dumps(getattr(call, n)) if n in _JSON_FIELDS else getattr(call, n) for n in _STORED]
         cur.execute(
-            f"INSERT INTO llm_call ({_CALL_COLUMNS}) VALUES ({', '.join('?' * 22)}) RETURNING call_id",
-            [
-                call.request_key,
-                call.sample,
-                call.dataset,
-                call.level,
-                call.target_id,
-                call.source,
-                call.provider,
-                call.base_url,
-                call.model,
-                call.method,
-                call.prompt_name,
-                call.prompt_version,
-                json.dumps(call.parameters),
-                json.dumps(call.request),
-                call.replies,
-                call.status,
-                call.failure,
-                json.dumps(call.parsed),
-                call.input_tokens,
-                call.output_tokens,
-                call.cost_usd,
-                call.latency_ms,
-            ],
+            f"INSERT INTO llm_call ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))}) RETURNING call_id",
+            values,
         )
         call_id = cur.fetchone()[0]
         if label is not None and call.dataset is not None:
@@ -151,7 +134,7 @@ def has_label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent) -> 
         """,
         [call.dataset, call.source, call.level, call.target_id],
     ).fetchone()
-    return row is not None and row[0] == "\n\n".join(call.replies)
+    return row is not None and row[0] == call.raw_output
 
 
 def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:
@@ -193,7 +176,7 @@ def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, descri
             label.value,
             label.raw_value,
             label.explanation,
-            "\n\n".join(call.replies),
+            call.raw_output,
             label.rewrite,
             call.input_tokens,
             call.output_tokens,

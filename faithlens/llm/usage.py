@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import duckdb
 
+from faithlens.llm.costs import describe_cost
+
 
 def usage_rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, object]]:
     """Calls, tokens and cost per day, provider, model and method, newest day first.
@@ -28,6 +30,18 @@ def usage_rows(cur: duckdb.DuckDBPyConnection) -> list[dict[str, object]]:
     ).fetchall()
     names = [d[0] for d in cur.description]
     return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def cost_text(row: dict[str, object]) -> str:
+    """A usage row's cost as the page and the CLI say it: unknown unless every call in it is priced."""
+    calls, priced = row["calls"], row["priced"]
+    if priced == calls:
+        return describe_cost(row["cost_usd"])
+    if priced == 0:
+        return "cost unknown"
+    return (
+        f"cost unknown ({calls - priced} of {calls} calls unpriced; the priced ones: {describe_cost(row['cost_usd'])})"
+    )
 
 
 @dataclass(frozen=True)
