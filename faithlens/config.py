@@ -33,6 +33,9 @@ SETTINGS: dict[str, Setting] = {
     ),
     "anthropic_base_url": Setting("FAITHLENS_ANTHROPIC_BASE_URL", "", "Base URL of an Anthropic-compatible server."),
     "llm_timeout": Setting("FAITHLENS_LLM_TIMEOUT", "60", "Seconds an on-demand LLM call may take before it fails."),
+    "batch_poll": Setting(
+        "FAITHLENS_BATCH_POLL", "30", "Seconds between checks on a provider batch (a run in batch mode)."
+    ),
     "llm_prices": Setting(
         "FAITHLENS_LLM_PRICES",
         str(PROJECT_ROOT / "faithlens" / "llm" / "prices.toml"),

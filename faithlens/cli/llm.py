@@ -12,6 +12,7 @@ import json
 import sys
 
 from faithlens import config, store
+from faithlens.cli import llm_runs
 from faithlens.cli.options import add_db, reading
 from faithlens.llm import ask, costs, methods, providers, targets
 from faithlens.llm.usage import cost_text, usage_rows
@@ -30,6 +31,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
     add_db(report)
     report.add_argument("--json", action="store_true", help="print JSON rows")
     report.set_defaults(run=_run_costs)
+    llm_runs.configure(actions)
 
 
 def _ask_options(parser: argparse.ArgumentParser, action: str) -> None:

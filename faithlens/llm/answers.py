@@ -12,6 +12,28 @@ from faithlens.llm.signals import DiffOp, arm_signals
 
 
 @dataclass(frozen=True)
+class Spend:
+    """What answering cost now: API calls made (one per turn), tokens and dollars; cached answers add
+    nothing. An unpriced call makes the cost unknown (None)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = 0.0
+
+    def plus(self, call: records.Call) -> Spend:
+        if call.parsed.get("cached"):
+            return self
+        cost = None if self.cost is None or call.cost_usd is None else self.cost + call.cost_usd
+        return Spend(
+            self.calls + len(call.replies),
+            self.input_tokens + (call.input_tokens or 0),
+            self.output_tokens + (call.output_tokens or 0),
+            cost,
+        )
+
+
+@dataclass(frozen=True)
 class Answer:
     """One method's answer about one target, assembled from its stored calls."""
 
@@ -38,6 +60,7 @@ class Answer:
     edit_distance: int | None = None
     points: tuple[str, ...] | None = None
     diff: tuple[DiffOp, ...] = ()
+    spent: Spend = Spend()
 
     def with_points(self, points_call: records.Call) -> Answer:
         """Add ARM's explanation points (A.3) from their own call; a failed split leaves points unknown."""
@@ -100,8 +123,12 @@ def _merge(answer: Answer, calls: list[records.Call]) -> Answer:
     priced = all(c.cost_usd is not None for c in calls) and (fresh or answer.cost is not None)
     labelled = len(calls) > 1 or not fresh
     raw = [(f"[{c.prompt_name}]\n" if labelled else "") + "\n\n".join(c.replies) for c in calls]
+    spent = answer.spent
+    for call in calls:
+        spent = spent.plus(call)
     return dataclasses.replace(
         answer,
+        spent=spent,
         raw_output="\n\n".join(part for part in (answer.raw_output, *raw) if part),
         input_tokens=_add(answer.input_tokens, [c.input_tokens for c in calls]) if known else None,
         output_tokens=_add(answer.output_tokens, [c.output_tokens for c in calls]) if known else None,

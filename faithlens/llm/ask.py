@@ -7,8 +7,10 @@ inconsistency prompts, ARM's rewrite then its explanation split into points).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import duckdb
@@ -34,6 +36,15 @@ class Ask:
     base_url: str | None = None
     fresh: bool = False
     """Ask again even when cached: the answer is kept as another sample of the same request."""
+    sample: int | None = None
+    """Use answer number `sample` of each request (a run's repeat): the stored one, else a call stored
+    under that number. None: the newest stored answer (or a new sample with `fresh`)."""
+    source: str | None = None
+    """The label source to feed, instead of the method's `llm/<method>/<model>` name (a run's --source)."""
+    retries: int | None = None
+    """Retries of a failed call (429, 5xx, lost connection) before it counts as failed; None: the SDK's 2."""
+    labels: bool = True
+    """Write label events. A run's later repeats do not, so its source keeps the first repeat's verdicts."""
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,19 @@ class _Asking:
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """Everything decided before a call: the method, the source it feeds and the rendered requests.
+
+    Runs render these to estimate tokens and cost without calling."""
+
+    asking: _Asking
+    method: methods.Method
+    slots: dict[str, str]
+    source: str
+    requests: list[Request]
+
+
+@dataclass(frozen=True)
 class Request:
     """One rendered prompt, ready to send or to find in the cache."""
 
@@ -60,14 +84,14 @@ class Request:
     source: str
 
 
-def ask(
+def prepare(
     conn: duckdb.DuckDBPyConnection,
     target: Target,
     what: Ask,
     on_text: Callable[[str], None] | None = None,
     prices: dict[str, costs.Price] | None = None,
-) -> Answer:
-    """Answer `what` about `target`, storing every answer before returning it."""
+) -> Prepared:
+    """Check that the method can judge `target` and render its prompts; no call is made."""
     method = methods.method(what.method)
     if target.level not in method.levels:
         raise FaithLensError(
@@ -80,14 +104,33 @@ def ask(
     asking = _Asking(conn, target, what, endpoint, on_text, prices if prices is not None else costs.load_prices())
     variant = what.variant if what.variant is not None else method.default_variant(what.provider)
     slots = _slots(target, what)
-    source = methods.source_name(method.name, variant, what.evidence if method.evidence else None, what.model)
+    evidence_setting = what.evidence if method.evidence else None
+    source = what.source or methods.source_name(method.name, variant, evidence_setting, what.model)
     requests = [_request(asking, name, slots, source) for name in method.template_names(variant, target.level)]
-    answer = combine(method.name, [_answer(asking, request) for request in requests]).with_original(target.text)
-    if method.action == "rewrite" and answer.status == "ok" and answer.explanation:
-        explained = {**slots, "explanation": answer.explanation}
-        points = _answer(asking, _request(asking, methods.POINTS_PROMPT, explained, source), label=False)
-        answer = answer.with_points(points)
-    return answer
+    return Prepared(asking, method, slots, source, requests)
+
+
+def ask(
+    conn: duckdb.DuckDBPyConnection,
+    target: Target,
+    what: Ask,
+    on_text: Callable[[str], None] | None = None,
+    prices: dict[str, costs.Price] | None = None,
+) -> Answer:
+    """Answer `what` about `target`, storing every answer before returning it."""
+    return answer(prepare(conn, target, what, on_text, prices))
+
+
+def answer(prepared: Prepared) -> Answer:
+    """The prepared requests' stored answers (called where missing), with ARM's explanation points."""
+    asking, label = prepared.asking, prepared.asking.what.labels
+    calls = [_answer(asking, request, label) for request in prepared.requests]
+    result = combine(prepared.method.name, calls).with_original(asking.target.text)
+    if prepared.method.action == "rewrite" and result.status == "ok" and result.explanation:
+        explained = {**prepared.slots, "explanation": result.explanation}
+        points = _answer(asking, _request(asking, methods.POINTS_PROMPT, explained, prepared.source), label=False)
+        result = result.with_points(points)
+    return result
 
 
 def _slots(target: Target, what: Ask) -> dict[str, str]:
@@ -135,19 +178,39 @@ def _request(asking: _Asking, name: str, slots: dict[str, str], source: str) -> 
 
 
 def _answer(asking: _Asking, request: Request, label: bool = True) -> records.Call:
-    """The stored answer to `request`: cached unless a fresh sample is asked for, else called and saved."""
-    target = asking.target
+    """The stored answer to `request`: cached unless a fresh sample is asked for, else called and saved.
+
+    The request's key is held meanwhile, so threads of one run never buy the same answer twice."""
+    with _KEY_LOCKS.hold(request.key):
+        found = _stored(asking, request, label)
+        if isinstance(found, records.Call):
+            return found
+        call = _call(asking, request, found)
+        return store_call(asking, request, call, label)
+
+
+def _stored(asking: _Asking, request: Request, label: bool) -> records.Call | int:
+    """The cached answer (given this target's label event if it lacks one), or the sample number to call."""
+    target, what = asking.target, asking.what
     with asking.conn.cursor() as cur:
-        cached = None if asking.what.fresh else records.latest(cur, request.key)
-        if cached is not None:
-            cached = dataclasses.replace(cached, dataset=target.dataset, level=target.level, target_id=target.target_id)
-            event = interpret(cached, target) if label else None
-            if event is not None and target.dataset is not None and not records.has_label(cur, cached, event):
-                records.attach(asking.conn, cached, event, _description(request))
-            return dataclasses.replace(cached, parsed={**cached.parsed, "cached": True})
-        sample = records.next_sample(cur, request.key)
-    call = _call(asking, request, sample)
-    event = interpret(call, target) if label else None
+        if what.sample is not None:
+            cached = records.latest(cur, request.key, what.sample)
+        else:
+            cached = None if what.fresh else records.latest(cur, request.key)
+        if cached is None:
+            return what.sample if what.sample is not None else records.next_sample(cur, request.key)
+        cached = dataclasses.replace(
+            cached, dataset=target.dataset, level=target.level, target_id=target.target_id, source=request.source
+        )
+        event = interpret(cached, target) if label else None
+        if event is not None and target.dataset is not None and not records.has_label(cur, cached, event):
+            records.attach(asking.conn, cached, event, _description(request))
+    return dataclasses.replace(cached, parsed={**cached.parsed, "cached": True})
+
+
+def store_call(asking: _Asking, request: Request, call: records.Call, label: bool = True) -> records.Call:
+    """Save a finished answer (and its label event when it parsed) before anyone is shown it."""
+    event = interpret(call, asking.target) if label else None
     call_id = records.save(asking.conn, call, event, _description(request))
     return dataclasses.replace(call, call_id=call_id)
 
@@ -162,7 +225,14 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
         if replies and asking.on_text:
             asking.on_text("\n\n")
         done = providers.complete(
-            asking.endpoint, model, request.system, messages, template.temperature, template.max_tokens, asking.on_text
+            asking.endpoint,
+            model,
+            request.system,
+            messages,
+            template.temperature,
+            template.max_tokens,
+            asking.on_text,
+            retries=asking.what.retries,
         )
         replies.append(done.text)
         messages.append({"role": "assistant", "content": done.text})
@@ -172,10 +242,30 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
         if done.refused or not done.text.strip():
             refused = done.refused
             break
+    usage = (tokens_in, tokens_out) if usage_known else None
+    return finished(asking, request, sample, Received(replies, usage, refused, latency))
+
+
+@dataclass(frozen=True)
+class Received:
+    """What the provider sent back for one request: one reply per turn, usage, a refusal flag."""
+
+    replies: list[str]
+    usage: tuple[int, int] | None
+    refused: bool
+    latency_ms: float | None
+    batch: bool = False
+    """Answered through a batch API, priced at the batch rate."""
+
+
+def finished(asking: _Asking, request: Request, sample: int, reply: Received) -> records.Call:
+    """The record of one answer, parsed strictly: ok, parse_failure, refused or empty."""
+    template, model, replies = request.template, asking.what.model, reply.replies
     parsed = parse(template.answer, replies)
-    answered = bool(replies[-1].strip())
-    refused = refused or (parsed.refused and answered)
+    answered = bool(replies and replies[-1].strip())
+    refused = reply.refused or (parsed.refused and answered)
     status = "refused" if refused else "empty" if not answered else "ok" if parsed.ok else "parse_failure"
+    tokens_in, tokens_out = reply.usage if reply.usage is not None else (None, None)
     return records.Call(
         request_key=request.key,
         sample=sample,
@@ -195,11 +285,38 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
         status=status,
         failure=None if status == "ok" else (parsed.failure or status),
         parsed=dataclasses.asdict(parsed),
-        input_tokens=tokens_in if usage_known else None,
-        output_tokens=tokens_out if usage_known else None,
-        cost_usd=costs.cost_usd(model, tokens_in, tokens_out, asking.prices) if usage_known else None,
-        latency_ms=latency,
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+        cost_usd=costs.cost_usd(model, tokens_in, tokens_out, asking.prices, batch=reply.batch),
+        latency_ms=reply.latency_ms,
     )
+
+
+class _KeyLocks:
+    """One lock per request key in use, dropped when its last holder leaves."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._held: dict[str, tuple[threading.Lock, int]] = {}
+
+    @contextlib.contextmanager
+    def hold(self, key: str) -> Iterator[None]:
+        with self._guard:
+            lock, users = self._held.get(key, (threading.Lock(), 0))
+            self._held[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._held[key]
+                if users == 1:
+                    del self._held[key]
+                else:
+                    self._held[key] = (lock, users - 1)
+
+
+_KEY_LOCKS = _KeyLocks()
 
 
 def _description(request: Request) -> str:

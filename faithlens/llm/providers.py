@@ -90,7 +90,7 @@ def timeout_setting() -> float:
     return seconds
 
 
-def _call_errors(provider: str) -> tuple[type[BaseException], ...]:
+def call_errors(provider: str) -> tuple[type[BaseException], ...]:
     """What a call may raise that is the provider's or the network's fault, not ours: the SDK's errors,
     a body that is not JSON (never retried by the SDKs), and a transport error escaping a stream."""
     import httpx2
@@ -102,6 +102,11 @@ def _call_errors(provider: str) -> tuple[type[BaseException], ...]:
     import anthropic
 
     return (anthropic.AnthropicError, json.JSONDecodeError, httpx2.HTTPError)
+
+
+def client(endpoint: Endpoint, timeout: float | None = None) -> object:
+    """The SDK client for `endpoint` (one per provider, base URL and key, so its connection pool is reused)."""
+    return _client(endpoint.provider, endpoint.base_url, api_key(endpoint), timeout or timeout_setting())
 
 
 @functools.lru_cache(maxsize=16)
@@ -124,16 +129,21 @@ def complete(
     max_tokens: int,
     on_text: Callable[[str], None] | None = None,
     timeout: float | None = None,
+    retries: int | None = None,
 ) -> Completion:
-    """Stream one reply to `messages` ([{role, content}, ...]), passing each piece of text to `on_text`."""
+    """Stream one reply to `messages` ([{role, content}, ...]), passing each piece of text to `on_text`.
+
+    `retries` overrides the SDK's own count (2) of retries on 408, 409, 429, 5xx and lost connections."""
     timeout = timeout or timeout_setting()
-    client = _client(endpoint.provider, endpoint.base_url, api_key(endpoint), timeout)
+    sdk = client(endpoint, timeout)
+    if retries is not None:
+        sdk = sdk.with_options(max_retries=retries)
     stream = _stream_openai if endpoint.provider == "openai" else _stream_anthropic
     started = time.perf_counter()
     try:
-        text, usage, stop_reason, refused = stream(client, model, system, messages, temperature, max_tokens, on_text)
-    except _call_errors(endpoint.provider) as exc:
-        raise _as_provider_error(endpoint, exc) from exc
+        text, usage, stop_reason, refused = stream(sdk, model, system, messages, temperature, max_tokens, on_text)
+    except call_errors(endpoint.provider) as exc:
+        raise as_provider_error(endpoint, exc) from exc
     latency_ms = (time.perf_counter() - started) * 1000
     return Completion(text, usage[0], usage[1], stop_reason, refused, latency_ms)
 
@@ -189,7 +199,7 @@ def _stream_anthropic(client, model, system, messages, temperature, max_tokens, 
     return "".join(parts), (input_tokens, output_tokens), stop_reason, stop_reason == "refusal"
 
 
-def _as_provider_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
+def as_provider_error(endpoint: Endpoint, exc: Exception) -> ProviderError:
     """One line a user can act on, from whichever SDK or transport raised."""
     status = getattr(exc, "status_code", None)
     message = _redacted(_provider_message(exc), endpoint)

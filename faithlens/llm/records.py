@@ -76,13 +76,14 @@ _STORED = tuple(f.name for f in dataclasses.fields(Call) if f.name != "call_id")
 """The `llm_call` columns an answer fills; `call_id` comes from the sequence."""
 
 
-def latest(cur: duckdb.DuckDBPyConnection, key: str) -> Call | None:
-    """The newest stored answer to this exact request, or None."""
+def latest(cur: duckdb.DuckDBPyConnection, key: str, sample: int | None = None) -> Call | None:
+    """The newest stored answer to this exact request (or its answer number `sample`), or None."""
     found = store.fetch_one(
         cur,
         Call,
-        "SELECT * EXCLUDE (created_at) FROM llm_call WHERE request_key = ? ORDER BY sample DESC LIMIT 1",
-        [key],
+        "SELECT * EXCLUDE (created_at) FROM llm_call WHERE request_key = ? AND (? IS NULL OR sample = ?) "
+        "ORDER BY sample DESC LIMIT 1",
+        [key, sample, sample],
     )
     if found is None:
         return None

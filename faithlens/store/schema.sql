@@ -205,3 +205,45 @@ CREATE TABLE IF NOT EXISTS llm_call (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
     UNIQUE (request_key, sample)
 );
+
+CREATE SEQUENCE IF NOT EXISTS llm_run_seq;
+
+-- A run of one method over many units: what was asked (`spec`: method, variant, evidence, provider,
+-- model, base URL, repeats, concurrency, budget, calls or batch mode), over which units (fixed when
+-- the run is made, so a resume asks about the same ones), and the label source it feeds.
+CREATE TABLE IF NOT EXISTS llm_run (
+    run_id BIGINT PRIMARY KEY DEFAULT nextval('llm_run_seq'),
+    dataset VARCHAR NOT NULL,
+    level VARCHAR NOT NULL,
+    selection VARCHAR NOT NULL,       -- the unit set in words: "all 96 summaries", "324 sentences where split is test"
+    units VARCHAR[] NOT NULL,
+    spec JSON NOT NULL,
+    source VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+CREATE SEQUENCE IF NOT EXISTS llm_run_event_seq;
+
+-- Append-only progress of runs. 'item': one finished attempt at (unit, repeat), ok or failed with
+-- its reason, the llm_call rows behind it and what it paid (0 when answered from stored answers);
+-- the latest item event of a (unit, repeat) is its state. 'state': running, cancelled, budget,
+-- finished, stopped (with the reason). 'batch': a provider batch submitted or collected (its id in
+-- `reason`), so polling survives a restart. A run whose newest state is 'running' but has no live
+-- worker was interrupted (a server restart, kill -9): resuming asks only for what is missing.
+CREATE TABLE IF NOT EXISTS llm_run_event (
+    event_id BIGINT PRIMARY KEY DEFAULT nextval('llm_run_event_seq'),
+    run_id BIGINT NOT NULL,
+    kind VARCHAR NOT NULL CHECK (kind IN ('item', 'state', 'batch')),
+    target_id VARCHAR,
+    repeat INTEGER,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    cached BOOLEAN,
+    call_ids BIGINT[],
+    label VARCHAR,                    -- the item's verdict in the shared vocabulary (self-agreement reads it)
+    calls INTEGER,                    -- API calls this attempt made
+    input_tokens INTEGER,
+    output_tokens INTEGER,
+    cost_usd DOUBLE,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);

@@ -5,10 +5,15 @@ caches themselves."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import duckdb
+
+_WRITING = threading.RLock()
+"""Writes of one process go one at a time: DuckDB would otherwise refuse a second transaction that
+touches a row another has changed (a run's threads upserting the same label source)."""
 
 
 @contextmanager
@@ -18,7 +23,7 @@ def write(conn: duckdb.DuckDBPyConnection, what: str) -> Iterator[duckdb.DuckDBP
     `what` says what the write was ("ingest", "import storysumm", "alignment tofueval"); it is kept
     in `write_log` beside the id that bumps the data version.
     """
-    with conn.cursor() as cur:
+    with _WRITING, conn.cursor() as cur:
         cur.begin()
         try:
             yield cur

@@ -52,6 +52,9 @@ class Request:
     stream: bool = False
     system: str | None = None  # openai system/developer messages or anthropic `system` (str or blocks), as text
     messages: list[dict[str, Any]] = field(default_factory=list)  # openai: without the system messages
+    # A line of a batch (see `batches`): the batch's id and the line's custom_id; None for a direct call.
+    batch_id: str | None = None
+    custom_id: str | None = None
 
     @classmethod
     def parse(cls, protocol: Protocol, path: str, headers: dict[str, str], body: dict[str, Any]) -> Request:

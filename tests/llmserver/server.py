@@ -14,6 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from tests.llmserver import wire
+from tests.llmserver.batches import Batch, BatchStore, StoredFile, route
 from tests.llmserver.script import Protocol, Reply, Request, Responder
 
 DEFAULT_MODELS = ("test-model", "test-model-large")
@@ -36,7 +37,7 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:
-        self._serve({})
+        self._serve({}, b"")
 
     def do_POST(self) -> None:
         raw = self.rfile.read(int(self.headers.get("content-length") or 0))
@@ -44,20 +45,23 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except ValueError:
             body = None
-        self._serve(body)
+        self._serve(body, raw)
 
-    def _serve(self, body: Any) -> None:
+    def _serve(self, body: Any, raw: bytes) -> None:
         path = self.path.split("?", 1)[0]
         headers = {name.lower(): value for name, value in self.headers.items()}
-        anthropic = path == "/v1/messages" or "anthropic-version" in headers
+        anthropic = path == "/v1/messages" or path.startswith("/v1/messages/") or "anthropic-version" in headers
         protocol: Protocol = "anthropic" if anthropic else "openai"
         owner = self.server.owner
         request = Request.parse(protocol, path, headers, body if isinstance(body, dict) else {})
         owner._record(request)
-        if (self.command, path) not in ROUTES:
+        batch_route = route(self.command, path)
+        if (self.command, path) not in ROUTES and batch_route is None:
             return self._json(404, wire.error_body(protocol, 404, f"no route {self.command} {path}"))
         if not (headers.get("authorization", "").removeprefix("Bearer ").strip() or headers.get("x-api-key")):
             return self._json(401, wire.error_body(protocol, 401, "missing key"))
+        if batch_route is not None:
+            return self._send(*owner._batches.handle(*batch_route, request, raw), {})
         if self.command == "GET":
             return self._json(200, wire.models_body(protocol, owner.models))
         if not isinstance(body, dict):
@@ -79,7 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
             elif request.stream:
                 self._stream(wire.stream_events(request, reply), reply)
             elif reply.malformed:
-                self._send(200, b'{"id": "oops", this is not JSON', "application/json", reply.headers)
+                self._send(200, wire.MALFORMED.encode(), "application/json", reply.headers)
             else:
                 self._json(200, wire.answer_body(request, reply), reply.headers)
         except _Cut:
@@ -146,15 +150,31 @@ class LLMServer:
 
     Each request is answered by the next queued reply, else by `responder(request)`, else with
     `default_text`. A request without an API key gets a 401 "missing key" in the provider's format.
+
+    Batches (module `batches`): OpenAI /v1/files + /v1/batches and Anthropic /v1/messages/batches.
+    Each batch line is answered by the same queue/responder/default, in input order, and recorded in
+    `requests` with `batch_id` and `custom_id` set (path /v1/chat/completions or /v1/messages). A
+    batch answers "in progress" to its first `batch_polls` retrieves and completes at the next one
+    (0: at creation). `batches` maps id -> `Batch` (protocol, custom_ids, status, retrieves,
+    outcomes, lines); `files` maps id -> `StoredFile` (OpenAI uploads and output/error files).
+    A cancel before completion answers no line: the next retrieve ends the batch with all lines
+    canceled; a cancel after the end is a 409. `reset` keeps batches and files.
     """
 
     def __init__(
-        self, responder: Responder | None = None, *, default_text: str = "Yes", models: tuple[str, ...] = DEFAULT_MODELS
+        self,
+        responder: Responder | None = None,
+        *,
+        default_text: str = "Yes",
+        models: tuple[str, ...] = DEFAULT_MODELS,
+        batch_polls: int = 1,
     ) -> None:
         self.responder = responder
         self.default_text = default_text
         self.models = models  # what GET /v1/models lists
+        self.batch_polls = batch_polls  # read when a batch is created
         self.requests: list[Request] = []  # every request received, in order
+        self._batches = BatchStore(self)
         self._queue: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -201,6 +221,16 @@ class LLMServer:
         """The SDK appends /v1/messages (a base ending in /v1 would make /v1/v1/messages, a 404 here)."""
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def batches(self) -> dict[str, Batch]:
+        """The batches created, by id, in creation order (kept by `reset`)."""
+        return self._batches.batches
+
+    @property
+    def files(self) -> dict[str, StoredFile]:
+        """OpenAI files by id: uploads and the batches' output and error files (kept by `reset`)."""
+        return self._batches.files
+
     def queue(self, *replies: Reply | str) -> None:
         """Answers for the next requests, in order, before the responder is asked."""
         with self._lock:
@@ -228,8 +258,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Serve scripted LLM answers on 127.0.0.1 until interrupted.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--text", default="Yes", help="the answer to every request")
+    parser.add_argument("--batch-polls", type=int, default=1, help="retrieves a batch stays in progress")
     args = parser.parse_args()
-    srv = LLMServer(default_text=args.text).start(args.port)
+    srv = LLMServer(default_text=args.text, batch_polls=args.batch_polls).start(args.port)
     print(f"openai {srv.openai_base_url}\nanthropic {srv.anthropic_base_url}", flush=True)
     try:
         threading.Event().wait()

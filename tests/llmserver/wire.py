@@ -1,15 +1,19 @@
-"""The providers' response formats, as the installed SDKs parse them: JSON bodies and the events of
-a stream (server-sent events; `None` between them marks the end of a text chunk, for `cut_after`)."""
+"""The providers' response formats, as the installed SDKs parse them: JSON bodies, the events of
+a stream (server-sent events; `None` between them marks the end of a text chunk, for `cut_after`)
+and the lines of batch results."""
 
 from __future__ import annotations
 
 import json
 import time
+import uuid
 from collections.abc import Iterator
 from http import HTTPStatus
 from typing import Any
 
 from tests.llmserver.script import REFUSAL_TEXT, Protocol, Reply, Request, chunks
+
+MALFORMED = '{"id": "oops", this is not JSON'  # what a `Reply(malformed=True)` sends instead of a JSON body
 
 # status -> (anthropic error type, openai error type, openai error code)
 _ERRORS: dict[int, tuple[str, str, str | None]] = {
@@ -17,6 +21,7 @@ _ERRORS: dict[int, tuple[str, str, str | None]] = {
     401: ("authentication_error", "invalid_request_error", "invalid_api_key"),
     403: ("permission_error", "invalid_request_error", None),
     404: ("not_found_error", "invalid_request_error", None),
+    409: ("invalid_request_error", "invalid_request_error", None),
     408: ("timeout_error", "server_error", None),
     413: ("request_too_large", "invalid_request_error", None),
     429: ("rate_limit_error", "requests", "rate_limit_exceeded"),
@@ -130,3 +135,37 @@ def _openai_events(request: Request, reply: Reply) -> Iterator[str | None]:
     if include_usage:
         yield chunk({}, usage={"prompt_tokens": inp, "completion_tokens": out, "total_tokens": inp + out})
     yield "data: [DONE]\n\n"
+
+
+def new_id(prefix: str) -> str:
+    return prefix + uuid.uuid4().hex[:24]
+
+
+# Batch output lines. The outcome returned with a line is "succeeded" (status 200, malformed too) or "errored".
+
+
+def openai_batch_line(request: Request, reply: Reply) -> tuple[str, dict[str, Any]]:
+    if reply.status != 200:
+        body: dict[str, Any] | str = error_body("openai", reply.status, reply.message)
+    else:
+        body = MALFORMED if reply.malformed else answer_body(request, reply)
+    response = {"status_code": reply.status, "request_id": new_id("req_"), "body": body}
+    line = {"id": new_id("batch_req_"), "custom_id": request.custom_id, "response": response, "error": None}
+    return ("succeeded" if reply.status == 200 else "errored"), line
+
+
+def anthropic_batch_line(request: Request, reply: Reply) -> tuple[str, dict[str, Any] | str]:
+    if reply.status != 200:
+        result = {"type": "errored", "error": error_body("anthropic", reply.status, reply.message)}
+        return "errored", {"custom_id": request.custom_id, "result": result}
+    if reply.malformed:
+        return "succeeded", f'{{"custom_id": {json.dumps(request.custom_id)}, "result": {{not JSON'
+    result = {"type": "succeeded", "message": answer_body(request, reply)}
+    return "succeeded", {"custom_id": request.custom_id, "result": result}
+
+
+def canceled_batch_line(protocol: Protocol, custom_id: str) -> dict[str, Any]:
+    if protocol == "anthropic":
+        return {"custom_id": custom_id, "result": {"type": "canceled"}}
+    error = {"code": "batch_cancelled", "message": "The batch was cancelled before this request executed."}
+    return {"id": new_id("batch_req_"), "custom_id": custom_id, "response": None, "error": error}

@@ -1,0 +1,213 @@
+"""`python -m faithlens llm run|runs`: one method over many units, in the foreground.
+
+`llm run` shows a progress bar on stderr and prints the outcome (JSON with --json). Ctrl-C stops
+cleanly (answers in flight are stored) and exits 130; running the same command again makes a new
+run that takes every stored answer from the cache, so it calls only what is missing, and with
+`--resume RUN` the same run goes on. `--estimate` prints the estimate and calls nothing. Like
+`import`, `llm run` writes, so it needs the app stopped; `llm runs` only reads.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import threading
+import time
+
+from faithlens import config, store
+from faithlens.cli.options import add_db, reading
+from faithlens.errors import FaithLensError
+from faithlens.llm import costs, methods, providers
+from faithlens.llm.runs import engine, estimate, log, spec, stability
+
+EXIT_CANCELLED = 130
+EXIT_STOPPED = 1
+PROGRESS_EVERY_S = 0.5
+
+
+def configure(actions: argparse._SubParsersAction) -> None:
+    parser = actions.add_parser("run", help="run a method over a dataset, a level, a split (background-safe)")
+    _run_options(parser)
+    parser.set_defaults(run=_run)
+    listing = actions.add_parser("runs", help="list runs with their progress and cost")
+    listing.add_argument("--dataset")
+    listing.add_argument("--json", action="store_true")
+    add_db(listing)
+    listing.set_defaults(run=_runs)
+
+
+def _run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--dataset")
+    parser.add_argument("--level", choices=spec.LEVELS)
+    parser.add_argument("--method", choices=list(methods.METHODS))
+    parser.add_argument("--variant")
+    parser.add_argument("--evidence", choices=methods.EVIDENCE_SETTINGS, default="none")
+    parser.add_argument("--k", type=int, default=5, help="BM25 passages for --evidence bm25")
+    parser.add_argument("--provider", choices=providers.PROVIDERS)
+    parser.add_argument("--model")
+    parser.add_argument("--base-url")
+    parser.add_argument("--split")
+    parser.add_argument("--claim-set", help="claims extracted by this source (default: the dataset's own)")
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=1, help="K >= 2 measures self-agreement")
+    parser.add_argument("--budget", type=float, help="US dollars; the run stops before it would pass them")
+    parser.add_argument("--source", help="label source name (default llm/<method>[-<variant>][-<evidence>]/<model>)")
+    parser.add_argument("--batch-api", action="store_true", help="the provider's batch API, at batch prices")
+    parser.add_argument("--resume", type=int, metavar="RUN", help="go on with run RUN (the other options are ignored)")
+    parser.add_argument("--retry-failed", action="store_true", help="with --resume: ask the failed items again")
+    parser.add_argument("--estimate", action="store_true", help="print the estimate and call nothing")
+    parser.add_argument("--json", action="store_true")
+    add_db(parser)
+
+
+def _spec(args: argparse.Namespace) -> spec.RunSpec:
+    needed = ("dataset", "level", "method", "provider", "model")
+    missing = [f"--{name}" for name in needed if getattr(args, name) is None]
+    if missing:
+        raise FaithLensError(f"llm run needs {', '.join(missing)}", "or --resume RUN to go on with a run")
+    return spec.RunSpec(
+        dataset=args.dataset,
+        level=args.level,
+        method=args.method,
+        provider=args.provider,
+        model=args.model,
+        variant=args.variant,
+        evidence=args.evidence,
+        k=args.k,
+        base_url=args.base_url,
+        concurrency=args.concurrency,
+        repeats=args.repeats,
+        budget=args.budget,
+        source=args.source,
+        batch=args.batch_api,
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    conn = store.connect(config.db_path(args.db), create=False)
+    try:
+        if args.resume is None:
+            wanted = _spec(args)
+            selection = spec.Selection(split=args.split, claim_set=args.claim_set)
+            if args.estimate:
+                return _print_estimate(conn, wanted, selection, args.json)
+            run_id = engine.create_run(conn, wanted, selection)
+        else:
+            run_id = args.resume
+        with conn.cursor() as cur:
+            run = log.load(cur, run_id)
+        if run is None:
+            raise FaithLensError(f"no run {run_id}", "see `python -m faithlens llm runs`")
+        print(f"run {run.run_id}: {run.source} over {run.selection}", file=sys.stderr)
+        runner = engine.Runner(conn, run, retry_failed=args.retry_failed)
+        started = time.monotonic()
+        snapshot = _foreground(runner)
+        with conn.cursor() as cur:
+            agreement = stability.of_run(cur, run.run_id)
+    finally:
+        conn.close()
+    result = _result(snapshot, time.monotonic() - started, agreement)
+    print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _text(result))
+    return {"cancelled": EXIT_CANCELLED, "stopped": EXIT_STOPPED}.get(snapshot.state, 0)
+
+
+def _foreground(runner: engine.Runner) -> engine.Snapshot:
+    """Run on a worker thread while this one draws progress; Ctrl-C cancels and waits for calls in flight."""
+    outcome: list[engine.Snapshot] = []
+    worker = threading.Thread(target=lambda: outcome.append(runner.execute()), daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            _progress(runner.snapshot())
+            worker.join(PROGRESS_EVERY_S)
+    except KeyboardInterrupt:
+        print("\ncancelling: storing the answers in flight (Ctrl-C again to quit now)", file=sys.stderr)
+        runner.cancel()
+        worker.join()
+    _progress(runner.snapshot())
+    print(file=sys.stderr)
+    return outcome[0]
+
+
+def _progress(now: engine.Snapshot) -> None:
+    width = 30
+    filled = int(width * (now.done + now.failed) / now.total) if now.total else width
+    eta = f", about {now.eta_s:.0f} s left" if now.eta_s is not None else ""
+    cost = costs.describe_cost(now.cost)
+    line = f"[{'#' * filled}{'.' * (width - filled)}] {now.done:,} done, {now.failed:,} failed of {now.total:,}"
+    line += f"; {now.calls:,} calls, {cost}{eta}" + (f"; {now.batch}" if now.batch else "")
+    sys.stderr.write(("\r" if sys.stderr.isatty() else "") + line + ("" if sys.stderr.isatty() else "\n"))
+    sys.stderr.flush()
+
+
+def _result(now: engine.Snapshot, wall_s: float, agreement: stability.Stability | None) -> dict[str, object]:
+    result = {
+        "run_id": now.run_id,
+        "source": now.source,
+        "state": now.state,
+        "reason": now.reason,
+        "total": now.total,
+        "done": now.done,
+        "failed": now.failed,
+        "cached": now.cached,
+        "calls": now.calls,
+        "input_tokens": now.input_tokens,
+        "output_tokens": now.output_tokens,
+        "cost": now.cost,
+        "wall_s": round(wall_s, 3),
+        "failures": [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in now.failures],
+    }
+    if agreement is not None:
+        result["self_agreement"] = agreement.to_json()
+    return result
+
+
+def _text(result: dict[str, object]) -> str:
+    lines = [
+        f"run {result['run_id']} ({result['source']}): {result['state']}: {result['reason']}",
+        f"{result['done']:,} done ({result['cached']:,} from stored answers), {result['failed']:,} failed "
+        f"of {result['total']:,}; {result['calls']:,} calls, {result['input_tokens']:,} in, "
+        f"{result['output_tokens']:,} out, {costs.describe_cost(result['cost'])}, {result['wall_s']} s",
+    ]
+    lines += [f"  failed: {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["failures"]]
+    if "self_agreement" in result:
+        agreement = result["self_agreement"]
+        kappa = "undefined" if agreement["kappa_mean"] is None else f"{agreement['kappa_mean']:.3f}"
+        lines.append(
+            f"self-agreement over {agreement['repeats']} repeats: mean Cohen's kappa {kappa}; "
+            f"{agreement['flipping_units']:,} of {agreement['units']:,} units flip"
+        )
+    return "\n".join(lines)
+
+
+def _print_estimate(conn, wanted: spec.RunSpec, selection: spec.Selection, as_json: bool) -> int:
+    wanted = wanted.resolved()
+    with conn.cursor() as cur:
+        units, words = spec.select_units(cur, wanted.dataset, wanted.level, selection)
+    found = estimate.estimate(conn, wanted, units)
+    if as_json:
+        print(json.dumps({"selection": words, "source": wanted.source, **found.__dict__}, indent=2))
+        return 0
+    seconds = "within 24 h (batch)" if found.seconds is None else f"about {found.seconds:,.0f} s"
+    print(
+        f"{wanted.source} over {words}: {found.items:,} items ({found.cached_items:,} already stored), "
+        f"{found.calls:,} calls, {found.input_tokens:,} input and {found.output_tokens:,} output tokens, "
+        f"{costs.describe_cost(found.cost)}, {seconds}"
+    )
+    print("\n".join(f"  - {note}" for note in found.notes))
+    return 0
+
+
+def _runs(args: argparse.Namespace) -> int:
+    with reading(args.db) as conn, conn.cursor() as cur:
+        found = log.summaries(cur, dataset=args.dataset)
+    if args.json:
+        print(json.dumps([{**r.__dict__, "spec": json.loads(r.spec)} for r in found], indent=2, default=str))
+        return 0
+    for r in found:
+        print(
+            f"run {r.run_id} {r.created_at:%Y-%m-%d %H:%M} {r.source} over {r.selection}: {r.state}; "
+            f"{r.done:,} done, {r.failed:,} failed of {r.total:,}; {r.calls:,} calls, {costs.describe_cost(r.cost)}"
+        )
+    return 0

@@ -1,0 +1,320 @@
+"""The worker of a run: asks about each (unit, repeat) with bounded concurrency, records each outcome
+as it arrives, keeps to the budget, and stops cleanly on cancel.
+
+Each item goes through `ask.answer`, so the LLM cache decides what is bought: an answer already stored
+(by this run before a restart, an earlier run, or an on-demand ask) is taken from it. An item whose
+call failed (429 or 5xx after the SDK's retries, a timeout, a cut stream, a body that is not JSON) has
+nothing stored and is asked again by a resume; one whose answer came back unusable (refused, empty,
+unparseable) is stored and kept failed until the user retries it. Never call Streamlit from here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import duckdb
+
+from faithlens.errors import FaithLensError
+from faithlens.llm import ask, costs, providers, targets
+from faithlens.llm.runs import batch, estimate, log
+from faithlens.llm.runs.log import Failure, ItemOutcome, StoredRun
+from faithlens.llm.runs.spec import RunSpec, Selection, select_units
+
+STOP_KINDS = ("no_key", "auth", "bad_request")
+"""Provider errors every other item would repeat (no key, a wrong key, an unknown model): stop at once."""
+SHOWN_FAILURES = 500
+
+
+@dataclass(frozen=True)
+class Item:
+    target: targets.Target
+    repeat: int
+    retry: bool = False
+    """Ask for a new sample: the stored answer of this item was refused, empty or unparseable."""
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A run's progress as the page and the CLI show it, taken under the runner's lock."""
+
+    run_id: int
+    source: str
+    total: int
+    done: int
+    failed: int
+    cached: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    """Dollars paid in this process's session of the run (None when a model is unpriced)."""
+    cost_before: float
+    """Dollars paid by earlier sessions of the same run (before a resume)."""
+    state: str
+    reason: str | None
+    elapsed_s: float
+    eta_s: float | None
+    failures: tuple[Failure, ...]
+    batch: str | None
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.done - self.failed
+
+
+class Runner:
+    """One run being worked on in this process; `execute()` blocks until it ends."""
+
+    def __init__(
+        self,
+        conn: duckdb.DuckDBPyConnection,
+        run: StoredRun,
+        prices: dict[str, costs.Price] | None = None,
+        retry_failed: bool = False,
+    ) -> None:
+        self.conn, self.run, self.retry_failed = conn, run, retry_failed
+        self.prices = prices if prices is not None else costs.load_prices()
+        self.cancelled = threading.Event()
+        self._lock = threading.Lock()
+        self._status: dict[tuple[str, int], str] = {}
+        self._cached: set[tuple[str, int]] = set()
+        self._failures: dict[tuple[str, int], Failure] = {}
+        self._spend = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
+        self._cost: float | None = 0.0
+        self._paid_items = 0
+        self._reserved = 0.0
+        self._spent_before = 0.0
+        self._finished_now = 0
+        self._started = time.monotonic()
+        self._state, self._reason, self._batch = "running", None, None
+        self._stop: tuple[str, str] | None = None
+        self.calibration: estimate.Calibration | None = None
+
+    def cancel(self) -> None:
+        self.cancelled.set()
+
+    def stopping(self) -> bool:
+        return self.cancelled.is_set() or self._stop is not None
+
+    def stop(self, state: str, reason: str) -> None:
+        with self._lock:
+            self._stop = self._stop or (state, reason)
+
+    def set_batch(self, text: str | None) -> None:
+        with self._lock:
+            self._batch = text
+
+    def execute(self) -> Snapshot:
+        """Work through what is missing, record the final state, and return the last snapshot."""
+        spec = self.run.spec
+        log.record(
+            self.conn, self.run.run_id, "state", "running", "retrying failed items" if self.retry_failed else None
+        )
+        try:
+            pending = self._pending()
+            if spec.batch:
+                batch.execute(self, pending)
+            else:
+                self._threads(pending)
+        except Exception as exc:  # noqa: BLE001 - a database or programming error ends the run with its reason
+            self.stop("stopped", f"{type(exc).__name__}: {exc}")
+        state, reason = self._final()
+        log.record(self.conn, self.run.run_id, "state", state, reason)
+        with self._lock:
+            self._state, self._reason = state, reason
+        return self.snapshot()
+
+    def _final(self) -> tuple[str, str]:
+        done, failed, total = self._count("ok"), self._count("failed"), self.run.total
+        if self._stop is not None:
+            return self._stop
+        if self.cancelled.is_set():
+            return "cancelled", f"cancelled after {done:,} of {total:,} items; resume asks only for the rest"
+        return "finished", f"{done:,} done, {failed:,} failed of {total:,}"
+
+    def _pending(self) -> list[Item]:
+        """The items to ask about now; what is done, and stored failures unless retrying, are counted."""
+        run, spec = self.run, self.run.spec
+        with self.conn.cursor() as cur:
+            states = log.item_states(cur, run.run_id)
+            kept = {(f.target_id, f.repeat): f for f in log.failures(cur, run.run_id)}
+            self._spent_before = log.spent(cur, run.run_id)
+            self.calibration = estimate.calibrate(cur, spec)
+        wanted: list[tuple[str, int, bool]] = []
+        for unit in run.units:
+            for repeat in range(spec.repeats):
+                status, bought = states.get((unit, repeat), (None, False))
+                if status == "ok" or (status == "failed" and bought and not self.retry_failed):
+                    self._status[(unit, repeat)] = status
+                    if status == "failed":
+                        self._failures[(unit, repeat)] = kept[(unit, repeat)]
+                else:
+                    wanted.append((unit, repeat, status == "failed" and bought))
+        with self.conn.cursor() as cur:
+            cached = cur.execute(
+                "SELECT target_id, repeat FROM llm_run_event WHERE run_id = ? AND kind = 'item' AND status = 'ok' "
+                "GROUP BY ALL HAVING arg_max(cached, event_id)",
+                [run.run_id],
+            ).fetchall()
+            self._cached = {(t, r) for t, r in cached if self._status.get((t, r)) == "ok"}
+            found = {
+                t.target_id: t
+                for t in targets.resolve_many(cur, spec.dataset, spec.level, sorted({w[0] for w in wanted}))
+            }
+        return [Item(found[unit], repeat, retry) for unit, repeat, retry in wanted]
+
+    def _threads(self, pending: list[Item]) -> None:
+        items = iter(pending)
+        workers = [
+            threading.Thread(target=self._work, args=(items,), name=f"run-{self.run.run_id}-{n}", daemon=True)
+            for n in range(min(self.run.spec.concurrency, len(pending)))
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+
+    def _work(self, items: Iterator[Item]) -> None:
+        while True:
+            with self._lock:
+                item = None if self.stopping() else next(items, None)
+            if item is None:
+                return
+            try:
+                outcome = self.ask(item)
+            except Exception as exc:  # noqa: BLE001 - recording failed too: end the run with the reason
+                self.stop("stopped", f"{type(exc).__name__}: {exc}")
+                return
+            if outcome is not None:
+                self.finish(outcome)
+
+    def ask(self, item: Item) -> ItemOutcome | None:
+        """Answer one item, within the budget; None when the budget stopped the run before it."""
+        unit = item.target.target_id
+        what = self.run.spec.ask(item.repeat, retry_failed=item.retry)
+        reserved = 0.0
+        try:
+            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices)
+            reserved = self._reserve(prepared, item)
+            if reserved < 0:
+                return None
+            answer = ask.answer(prepared)
+        except providers.ProviderError as exc:
+            if exc.kind in STOP_KINDS:
+                self.stop("stopped", f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
+            return ItemOutcome(unit, item.repeat, "failed", exc.message)
+        except FaithLensError as exc:
+            return ItemOutcome(unit, item.repeat, "failed", exc.message)
+        finally:
+            with self._lock:
+                self._reserved -= max(reserved, 0.0)
+        spent = answer.spent
+        return ItemOutcome(
+            target_id=unit,
+            repeat=item.repeat,
+            status="ok" if answer.status == "ok" else "failed",
+            reason=None if answer.status == "ok" else f"{answer.status}: {answer.failure}",
+            cached=answer.cached,
+            call_ids=tuple(c for c in answer.calls if c is not None),
+            label=answer.label,
+            calls=spent.calls,
+            input_tokens=spent.input_tokens,
+            output_tokens=spent.output_tokens,
+            cost_usd=spent.cost,
+        )
+
+    def _reserve(self, prepared: ask.Prepared, item: Item) -> float:
+        """Set aside this item's likely cost; -1 when that would pass the budget (the run then stops)."""
+        budget = self.run.spec.budget
+        if budget is None:
+            return 0.0
+        with self.conn.cursor() as cur:
+            stored = estimate.stored_samples(cur, [r.key for r in prepared.requests])
+        likely = estimate.item_cost(prepared, item.repeat, stored, self.calibration)
+        if likely.cached and not item.retry:
+            return 0.0
+        with self._lock:
+            cost = self._spent_before + (self._cost or 0.0)
+            each = cost and self._paid_items and (self._cost or 0.0) / self._paid_items or likely.cost or 0.0
+            if cost + self._reserved + each > budget:
+                self._stop = self._stop or (
+                    "budget",
+                    f"stopped before passing the budget of ${budget:g}: spent {costs.describe_cost(cost)}, "
+                    f"and the next item would cost about {costs.describe_cost(each)}",
+                )
+                return -1.0
+            self._reserved += each
+            return each
+
+    def finish(self, outcome: ItemOutcome) -> None:
+        """Store the outcome, then count it: what the page shows is always already committed."""
+        log.record_item(self.conn, self.run.run_id, outcome)
+        key = (outcome.target_id, outcome.repeat)
+        with self._lock:
+            self._status[key] = outcome.status
+            self._finished_now += 1
+            if outcome.status == "ok" and outcome.cached:
+                self._cached.add(key)
+            else:
+                self._cached.discard(key)
+            if outcome.status == "failed":
+                self._failures[key] = Failure(
+                    outcome.target_id, outcome.repeat, outcome.reason or "", bool(outcome.call_ids)
+                )
+            else:
+                self._failures.pop(key, None)
+            for name in self._spend:
+                self._spend[name] += getattr(outcome, name)
+            if outcome.calls:
+                self._paid_items += 1
+                self._cost = None if self._cost is None or outcome.cost_usd is None else self._cost + outcome.cost_usd
+
+    def _count(self, status: str) -> int:
+        return sum(1 for s in self._status.values() if s == status)
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            done, failed = self._count("ok"), self._count("failed")
+            elapsed = time.monotonic() - self._started
+            remaining = self.run.total - done - failed
+            rate = self._finished_now / elapsed if elapsed > 0 else 0
+            eta = remaining / rate if rate and self._state == "running" else None
+            failures = tuple(self._failures.values())[-SHOWN_FAILURES:]
+            return Snapshot(
+                run_id=self.run.run_id,
+                source=self.run.source,
+                total=self.run.total,
+                done=done,
+                failed=failed,
+                cached=len(self._cached),
+                elapsed_s=elapsed,
+                eta_s=eta,
+                cost=self._cost,
+                cost_before=self._spent_before,
+                state=self._state,
+                reason=self._reason,
+                failures=failures,
+                batch=self._batch,
+                **self._spend,
+            )
+
+
+def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection) -> int:
+    """Check the run can be made (units exist, the method can judge them, a budget can be kept) and store it."""
+    spec = spec.resolved()
+    with conn.cursor() as cur:
+        units, words = select_units(cur, spec.dataset, spec.level, selection)
+        if not units:
+            raise FaithLensError(f"{spec.dataset}: no {spec.level}s in this selection ({words})", "widen the selection")
+        first = targets.resolve_many(cur, spec.dataset, spec.level, units[:1])[0]
+    ask.prepare(conn, first, dataclasses.replace(spec.ask(0), evidence="none"))
+    if spec.budget is not None and costs.price_for(spec.model, costs.load_prices()) is None:
+        raise FaithLensError(
+            f"{spec.model} has no price in the price table, so a budget cannot be kept",
+            "add the model to the price table (FAITHLENS_LLM_PRICES) or run without a budget",
+        )
+    return log.create(conn, spec, units, words)

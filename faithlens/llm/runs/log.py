@@ -1,0 +1,239 @@
+"""Runs in DuckDB: the `llm_run` row and its append-only `llm_run_event`s, written through the one
+write path, and read back as the state of each item and a summary per run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import duckdb
+
+from faithlens import store
+from faithlens.llm.runs.spec import RunSpec
+
+FINAL_STATES = ("finished", "cancelled", "budget", "stopped")
+INTERRUPTED = "interrupted"
+"""Shown for a run whose newest state is 'running' with no live worker (a restart or kill -9)."""
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    run_id: int
+    dataset: str
+    level: str
+    selection: str
+    units: list[str]
+    spec: RunSpec
+    source: str
+    created_at: datetime
+
+    @property
+    def total(self) -> int:
+        return len(self.units) * self.spec.repeats
+
+
+@dataclass(frozen=True)
+class ItemOutcome:
+    """One finished attempt at (unit, repeat): what it answered or why it failed, and what it paid."""
+
+    target_id: str
+    repeat: int
+    status: str
+    reason: str | None = None
+    cached: bool = False
+    call_ids: tuple[int, ...] = ()
+    label: str | None = None
+    calls: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = 0.0
+
+
+@dataclass(frozen=True)
+class Failure:
+    target_id: str
+    repeat: int
+    reason: str
+    bought: bool
+    """An answer came back and is stored (refused, empty, unparseable): only a retry asks again."""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A run as the Runs page and `llm run --json` report it (counts over its items' latest events)."""
+
+    run_id: int
+    dataset: str
+    level: str
+    selection: str
+    source: str
+    spec: str
+    total: int
+    done: int
+    failed: int
+    cached: int
+    calls: int
+    input_tokens: int
+    output_tokens: int
+    cost: float | None
+    state: str
+    reason: str | None
+    created_at: datetime
+    updated_at: datetime | None
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.done - self.failed
+
+    @property
+    def settings(self) -> RunSpec:
+        return RunSpec.from_json(self.spec)
+
+
+def create(conn: duckdb.DuckDBPyConnection, spec: RunSpec, units: list[str], selection: str) -> int:
+    with store.write(conn, f"run {spec.source}") as cur:
+        cur.execute(
+            "INSERT INTO llm_run (dataset, level, selection, units, spec, source) VALUES (?, ?, ?, ?, ?, ?) "
+            "RETURNING run_id",
+            [spec.dataset, spec.level, selection, units, spec.to_json(), spec.source],
+        )
+        return cur.fetchone()[0]
+
+
+def load(cur: duckdb.DuckDBPyConnection, run_id: int) -> StoredRun | None:
+    row = cur.execute(
+        "SELECT run_id, dataset, level, selection, units, spec, source, created_at FROM llm_run WHERE run_id = ?",
+        [run_id],
+    ).fetchone()
+    if row is None:
+        return None
+    run_id, dataset, level, selection, units, spec, source, created_at = row
+    return StoredRun(run_id, dataset, level, selection, list(units), RunSpec.from_json(spec), source, created_at)
+
+
+def record_item(conn: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
+    with store.write(conn, f"run {run_id} item") as cur:
+        cur.execute(
+            """
+            INSERT INTO llm_run_event (run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
+                                       calls, input_tokens, output_tokens, cost_usd)
+            VALUES (?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """,
+            [
+                run_id,
+                item.target_id,
+                item.repeat,
+                item.status,
+                item.reason,
+                item.cached,
+                list(item.call_ids),
+                item.label,
+                item.calls,
+                item.input_tokens,
+                item.output_tokens,
+                item.cost_usd,
+            ],
+        )
+
+
+def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str, reason: str | None = None) -> None:
+    """A 'state' event (running, finished, cancelled, budget, stopped) or a 'batch' one (submitted, collected)."""
+    with store.write(conn, f"run {run_id} {status}") as cur:
+        cur.execute(
+            "INSERT INTO llm_run_event (run_id, kind, status, reason) VALUES (?, ?, ?, ?)",
+            [run_id, kind, status, reason],
+        )
+
+
+def item_states(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[tuple[str, int], tuple[str, bool]]:
+    """(unit, repeat) -> (status of its latest attempt, whether an answer was stored for it)."""
+    rows = cur.execute(
+        """
+        SELECT target_id, repeat, arg_max(status, event_id), arg_max(len(call_ids) > 0, event_id)
+        FROM llm_run_event WHERE run_id = ? AND kind = 'item' GROUP BY target_id, repeat
+        """,
+        [run_id],
+    ).fetchall()
+    return {(target_id, repeat): (status, bought) for target_id, repeat, status, bought in rows}
+
+
+def spent(cur: duckdb.DuckDBPyConnection, run_id: int) -> float:
+    """Dollars this run has paid so far, over every attempt (unpriced calls count as 0 here)."""
+    return cur.execute(
+        "SELECT coalesce(sum(cost_usd), 0) FROM llm_run_event WHERE run_id = ? AND kind = 'item'", [run_id]
+    ).fetchone()[0]
+
+
+def failures(cur: duckdb.DuckDBPyConnection, run_id: int, limit: int | None = None) -> list[Failure]:
+    """Items whose latest attempt failed, with the reason, in unit order."""
+    rows = cur.execute(
+        f"""
+        SELECT target_id, repeat, arg_max(reason, event_id), arg_max(len(call_ids) > 0, event_id)
+        FROM llm_run_event WHERE run_id = ? AND kind = 'item' GROUP BY target_id, repeat
+        HAVING arg_max(status, event_id) = 'failed'
+        ORDER BY min(event_id) {"LIMIT " + str(int(limit)) if limit else ""}
+        """,
+        [run_id],
+    ).fetchall()
+    return [Failure(*row) for row in rows]
+
+
+def open_batches(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[str]:
+    """Provider batch ids this run submitted and has not collected yet (polled again on resume)."""
+    rows = cur.execute(
+        """
+        SELECT reason FROM llm_run_event WHERE run_id = ? AND kind = 'batch' GROUP BY reason
+        HAVING NOT bool_or(status = 'collected') ORDER BY min(event_id)
+        """,
+        [run_id],
+    ).fetchall()
+    return [row[0] for row in rows]
+
+
+_SUMMARIES = """
+WITH items AS (
+    SELECT run_id, target_id, repeat, arg_max(status, event_id) AS status, arg_max(cached, event_id) AS cached
+    FROM llm_run_event WHERE kind = 'item' AND {where} GROUP BY run_id, target_id, repeat
+), counts AS (
+    SELECT run_id, count(*) FILTER (status = 'ok') AS done, count(*) FILTER (status = 'failed') AS failed,
+           count(*) FILTER (status = 'ok' AND cached) AS cached
+    FROM items GROUP BY run_id
+), spend AS (
+    SELECT run_id, sum(calls) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
+           CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost, max(created_at) AS updated_at
+    FROM llm_run_event WHERE kind = 'item' AND {where} GROUP BY run_id
+), states AS (
+    SELECT run_id, arg_max(status, event_id) AS state, arg_max(reason, event_id) AS reason,
+           max(created_at) AS updated_at
+    FROM llm_run_event WHERE kind = 'state' AND {where} GROUP BY run_id
+)
+SELECT r.run_id, r.dataset, r.level, r.selection, r.source, r.spec::VARCHAR AS spec,
+       len(r.units) * CAST(json_extract(r.spec, '$.repeats') AS INTEGER) AS total,
+       coalesce(c.done, 0) AS done, coalesce(c.failed, 0) AS failed, coalesce(c.cached, 0) AS cached,
+       coalesce(p.calls, 0) AS calls, coalesce(p.input_tokens, 0) AS input_tokens,
+       coalesce(p.output_tokens, 0) AS output_tokens, CASE WHEN p.run_id IS NULL THEN 0 ELSE p.cost END AS cost,
+       coalesce(s.state, 'created') AS state, s.reason, r.created_at,
+       greatest(p.updated_at, s.updated_at) AS updated_at
+FROM llm_run r LEFT JOIN counts c USING (run_id) LEFT JOIN spend p USING (run_id) LEFT JOIN states s USING (run_id)
+WHERE {run_where}
+ORDER BY r.run_id DESC
+"""
+
+
+def summaries(
+    cur: duckdb.DuckDBPyConnection, dataset: str | None = None, run_id: int | None = None
+) -> list[RunSummary]:
+    """Every run (of `dataset`, or the one `run_id`), newest first."""
+    if run_id is not None:
+        where, params = "run_id = ?", [run_id]
+    elif dataset is not None:
+        where, params = "run_id IN (SELECT run_id FROM llm_run WHERE dataset = ?)", [dataset]
+    else:
+        where, params = "TRUE", []
+    sql = _SUMMARIES.format(where=where, run_where=where.replace("run_id", "r.run_id", 1))
+    return store.fetch_all(cur, RunSummary, sql, params * 4)
+
+
+def summary(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSummary | None:
+    found = summaries(cur, run_id=run_id)
+    return found[0] if found else None
