@@ -54,6 +54,12 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--budget", type=float, help="US dollars; the run stops before it would pass them")
     parser.add_argument("--source", help="label source name (default llm/<method>[-<variant>][-<evidence>]/<model>)")
     parser.add_argument("--batch-api", action="store_true", help="the provider's batch API, at batch prices")
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=spec.RUN_RETRIES,
+        help=f"per call, on 429/5xx/lost connection (default {spec.RUN_RETRIES})",
+    )
     parser.add_argument("--resume", type=int, metavar="RUN", help="go on with run RUN (the other options are ignored)")
     parser.add_argument("--retry-failed", action="store_true", help="with --resume: ask the failed items again")
     parser.add_argument("--estimate", action="store_true", help="print the estimate and call nothing")
@@ -81,6 +87,7 @@ def _spec(args: argparse.Namespace) -> spec.RunSpec:
         budget=args.budget,
         source=args.source,
         batch=args.batch_api,
+        retries=args.retries,
     )
 
 
@@ -113,20 +120,31 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _foreground(runner: engine.Runner) -> engine.Snapshot:
-    """Run on a worker thread while this one draws progress; Ctrl-C cancels and waits for calls in flight."""
+    """Run on a worker thread while this one draws progress; Ctrl-C cancels and waits for calls in flight.
+
+    Waits on an Event rather than `Thread.join`: a join interrupted by Ctrl-C can report the thread
+    finished while it still runs."""
     outcome: list[engine.Snapshot] = []
-    worker = threading.Thread(target=lambda: outcome.append(runner.execute()), daemon=True)
-    worker.start()
+    finished = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome.append(runner.execute())
+        finally:
+            finished.set()
+
+    threading.Thread(target=work, daemon=True).start()
     try:
-        while worker.is_alive():
+        while not finished.wait(PROGRESS_EVERY_S):
             _progress(runner.snapshot())
-            worker.join(PROGRESS_EVERY_S)
     except KeyboardInterrupt:
         print("\ncancelling: storing the answers in flight (Ctrl-C again to quit now)", file=sys.stderr)
         runner.cancel()
-        worker.join()
+        finished.wait()
     _progress(runner.snapshot())
     print(file=sys.stderr)
+    if not outcome:
+        raise FaithLensError(f"run {runner.run.run_id} ended without a result", "see the error above")
     return outcome[0]
 
 

@@ -591,7 +591,6 @@ def test_pasted_text_is_answered_but_never_labelled(llm_env: LLMServer, conn: du
     assert rows(conn, "SELECT dataset, target_id FROM llm_call") == [{"dataset": None, "target_id": None}]
 
 
-
 @BOTH
 def test_a_key_echoed_back_in_an_error_is_hidden_from_the_message(
     llm_env: LLMServer, conn: duckdb.DuckDBPyConnection, provider: str

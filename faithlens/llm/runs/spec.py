@@ -48,6 +48,7 @@ class RunSpec:
     budget: float | None = None
     source: str | None = None
     batch: bool = False
+    retries: int = RUN_RETRIES
 
     def resolved(self) -> RunSpec:
         """Checked, with the variant and the source name filled in as the run will store them."""
@@ -86,7 +87,7 @@ class RunSpec:
             fresh=retry_failed,
             sample=None if retry_failed else repeat,
             source=self.source,
-            retries=RUN_RETRIES,
+            retries=self.retries,
             labels=repeat == 0,
         )
 
@@ -105,6 +106,8 @@ def _check_numbers(spec: RunSpec) -> None:
         raise FaithLensError(f"repeats {spec.repeats} is out of range", "use 1 or more (2+ measures self-agreement)")
     if spec.budget is not None and not spec.budget > 0:
         raise FaithLensError(f"budget {spec.budget} is not a positive amount of US dollars", "e.g. --budget 5")
+    if spec.retries < 0:
+        raise FaithLensError(f"retries {spec.retries} is out of range", "use 0 or more")
     if spec.k < 1:
         raise FaithLensError(f"k {spec.k} is out of range", "use 1 or more passages")
 
