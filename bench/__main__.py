@@ -49,7 +49,7 @@ def main(names: list[str]) -> int:
         for measure in module.run():
             failed += not measure.ok
             flag = "yes" if measure.ok else "NO"
-            digits = 2 if measure.unit == "s" else 1
+            digits = 2 if measure.unit in ("s", "x") else 1
             value, budget = f"{measure.value:>8.{digits}f}", f"{measure.budget:>8.{digits}f}"
             print(f"{measure.name:<{NAME_WIDTH}} {value}{measure.unit:<2} {budget}{measure.unit:<2} {flag}", flush=True)
     return 1 if failed else 0

@@ -57,6 +57,8 @@ class _Asking:
     endpoint: providers.Endpoint
     on_text: Callable[[str], None] | None
     prices: dict[str, costs.Price]
+    gate: contextlib.AbstractContextManager = contextlib.nullcontext()
+    """Held while the provider answers (a run's limit on calls in flight), not while storing."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,7 @@ def prepare(
     what: Ask,
     on_text: Callable[[str], None] | None = None,
     prices: dict[str, costs.Price] | None = None,
+    gate: contextlib.AbstractContextManager | None = None,
 ) -> Prepared:
     """Check that the method can judge `target` and render its prompts; no call is made."""
     method = methods.method(what.method)
@@ -101,7 +104,8 @@ def prepare(
     if not method.evidence:
         what = dataclasses.replace(what, evidence="none")
     endpoint = providers.Endpoint.resolve(what.provider, what.base_url)
-    asking = _Asking(conn, target, what, endpoint, on_text, prices if prices is not None else costs.load_prices())
+    prices = prices if prices is not None else costs.load_prices()
+    asking = _Asking(conn, target, what, endpoint, on_text, prices, gate or contextlib.nullcontext())
     variant = what.variant if what.variant is not None else method.default_variant(what.provider)
     slots = _slots(target, what)
     evidence_setting = what.evidence if method.evidence else None
@@ -121,10 +125,13 @@ def ask(
     return answer(prepare(conn, target, what, on_text, prices))
 
 
-def answer(prepared: Prepared) -> Answer:
-    """The prepared requests' stored answers (called where missing), with ARM's explanation points."""
+def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
+    """The prepared requests' stored answers (called where missing), with ARM's explanation points.
+
+    `also` writes more rows in the transaction that stores a new answer (a run's item event, when
+    the item is that one call), so the two are committed together."""
     asking, label = prepared.asking, prepared.asking.what.labels
-    calls = [_answer(asking, request, label) for request in prepared.requests]
+    calls = [_answer(asking, request, label, also) for request in prepared.requests]
     result = combine(prepared.method.name, calls).with_original(asking.target.text)
     if prepared.method.action == "rewrite" and result.status == "ok" and result.explanation:
         explained = {**prepared.slots, "explanation": result.explanation}
@@ -177,7 +184,9 @@ def _request(asking: _Asking, name: str, slots: dict[str, str], source: str) -> 
     return Request(template, system, turns, parameters, records.request_key(identity), source)
 
 
-def _answer(asking: _Asking, request: Request, label: bool = True) -> records.Call:
+def _answer(
+    asking: _Asking, request: Request, label: bool = True, also: records.AlsoWrite | None = None
+) -> records.Call:
     """The stored answer to `request`: cached unless a fresh sample is asked for, else called and saved.
 
     The request's key is held meanwhile, so threads of one run never buy the same answer twice."""
@@ -186,7 +195,7 @@ def _answer(asking: _Asking, request: Request, label: bool = True) -> records.Ca
         if isinstance(found, records.Call):
             return found
         call = _call(asking, request, found)
-        return store_call(asking, request, call, label)
+        return store_call(asking, request, call, label, also)
 
 
 def _stored(asking: _Asking, request: Request, label: bool) -> records.Call | int:
@@ -208,10 +217,12 @@ def _stored(asking: _Asking, request: Request, label: bool) -> records.Call | in
     return dataclasses.replace(cached, parsed={**cached.parsed, "cached": True})
 
 
-def store_call(asking: _Asking, request: Request, call: records.Call, label: bool = True) -> records.Call:
+def store_call(
+    asking: _Asking, request: Request, call: records.Call, label: bool = True, also: records.AlsoWrite | None = None
+) -> records.Call:
     """Save a finished answer (and its label event when it parsed) before anyone is shown it."""
     event = interpret(call, asking.target) if label else None
-    call_id = records.save(asking.conn, call, event, _description(request))
+    call_id = records.save(asking.conn, call, event, _description(request), also)
     return dataclasses.replace(call, call_id=call_id)
 
 
@@ -224,16 +235,17 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
         messages.append({"role": "user", "content": turn})
         if replies and asking.on_text:
             asking.on_text("\n\n")
-        done = providers.complete(
-            asking.endpoint,
-            model,
-            request.system,
-            messages,
-            template.temperature,
-            template.max_tokens,
-            asking.on_text,
-            retries=asking.what.retries,
-        )
+        with asking.gate:
+            done = providers.complete(
+                asking.endpoint,
+                model,
+                request.system,
+                messages,
+                template.temperature,
+                template.max_tokens,
+                asking.on_text,
+                retries=asking.what.retries,
+            )
         replies.append(done.text)
         messages.append({"role": "assistant", "content": done.text})
         usage_known = usage_known and done.input_tokens is not None and done.output_tokens is not None

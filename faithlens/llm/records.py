@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import duckdb
@@ -95,10 +96,21 @@ def next_sample(cur: duckdb.DuckDBPyConnection, key: str) -> int:
     return cur.execute("SELECT coalesce(max(sample) + 1, 0) FROM llm_call WHERE request_key = ?", [key]).fetchone()[0]
 
 
-def save(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent | None, description: str) -> int:
+AlsoWrite = Callable[[duckdb.DuckDBPyConnection, Call], None]
+"""Rows to write in the same transaction as a new answer, given the stored call (with its call_id)."""
+
+
+def save(
+    conn: duckdb.DuckDBPyConnection,
+    call: Call,
+    label: LabelEvent | None,
+    description: str,
+    also: AlsoWrite | None = None,
+) -> int:
     """Store the answer and, when it parsed, its label event and tags, in one transaction; returns call_id."""
-    with store.write(conn, f"llm {call.method} {call.source}") as cur:
-        values = [json.dumps(getattr(call, n)) if n in _JSON_FIELDS else getattr(call, n) for n in _STORED]
+    values = [json.dumps(getattr(call, n)) if n in _JSON_FIELDS else getattr(call, n) for n in _STORED]
+
+    def body(cur: duckdb.DuckDBPyConnection) -> int:
         cur.execute(
             f"INSERT INTO llm_call ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))}) RETURNING call_id",
             values,
@@ -106,13 +118,18 @@ def save(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent | None, 
         call_id = cur.fetchone()[0]
         if label is not None and call.dataset is not None:
             _label(cur, call, label, description)
-    return call_id
+        if also is not None:
+            also(cur, dataclasses.replace(call, call_id=call_id))
+        return call_id
+
+    return store.write_retrying(conn, f"llm {call.method} {call.source}", body)
 
 
 def attach(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:
     """A cached answer asked about another target with the same text: give that target its label event."""
-    with store.write(conn, f"llm {call.method} {call.source} (cached)") as cur:
-        _label(cur, call, label, description)
+    store.write_retrying(
+        conn, f"llm {call.method} {call.source} (cached)", lambda cur: _label(cur, call, label, description)
+    )
 
 
 def has_label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent) -> bool:
@@ -145,24 +162,32 @@ def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, descri
     _claims(cur, call, label.claims)
     if label.value is None:
         return
-    cur.execute(
-        """
-        INSERT INTO label_source (dataset, source, kind, description, origin, provider, model, prompt_version, parameters)
-        VALUES (?, ?, 'llm', ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (dataset, source) DO UPDATE SET prompt_version = excluded.prompt_version,
-            parameters = excluded.parameters, description = excluded.description
-        """,
-        [
-            call.dataset,
-            call.source,
-            description,
-            LLM_ORIGIN,
-            call.provider if not call.base_url else f"{call.provider} at {call.base_url}",
-            call.model,
-            f"{call.prompt_name}@{call.prompt_version}",
-            json.dumps(call.parameters),
-        ],
-    )
+    row = [
+        call.dataset,
+        call.source,
+        description,
+        LLM_ORIGIN,
+        call.provider if not call.base_url else f"{call.provider} at {call.base_url}",
+        call.model,
+        f"{call.prompt_name}@{call.prompt_version}",
+        json.dumps(call.parameters),
+    ]
+    same = cur.execute(
+        "SELECT count(*) FROM label_source WHERE dataset = ? AND source = ? AND description = ? AND origin = ? "
+        "AND provider = ? AND model = ? AND prompt_version = ? AND parameters::VARCHAR = ?",
+        row,
+    ).fetchone()[0]
+    if not same:  # an upsert costs a few ms; a run's thousands of answers mostly find their source as it is
+        cur.execute(
+            """
+            INSERT INTO label_source (dataset, source, kind, description, origin, provider, model, prompt_version,
+                                      parameters)
+            VALUES (?, ?, 'llm', ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (dataset, source) DO UPDATE SET prompt_version = excluded.prompt_version,
+                parameters = excluded.parameters, description = excluded.description
+            """,
+            row,
+        )
     cur.execute(
         """
         INSERT INTO label (dataset, source, level, target_id, value, raw_value, explanation, raw_output, rewrite,

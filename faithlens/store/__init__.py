@@ -10,7 +10,7 @@ with `open_for_reading()`, which reads a snapshot while another process (the app
 from faithlens.store.connection import DatabaseInUseError, Holder, connect, ensure_schema, get_meta, set_meta
 from faithlens.store.snapshot import Reading, open_for_reading
 from faithlens.store.sql import LATEST_LABEL, execute_named, fetch_all, fetch_one, natural_key
-from faithlens.store.writes import data_version, write
+from faithlens.store.writes import data_version, write, write_retrying
 
 __all__ = [
     "LATEST_LABEL",
@@ -28,4 +28,5 @@ __all__ = [
     "open_for_reading",
     "set_meta",
     "write",
+    "write_retrying",
 ]

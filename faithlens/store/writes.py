@@ -5,15 +5,16 @@ caches themselves."""
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator
+import random
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 import duckdb
 
-_WRITING = threading.RLock()
-"""Writes of one process go one at a time: DuckDB would otherwise refuse a second transaction that
-touches a row another has changed (a run's threads upserting the same label source)."""
+T = TypeVar("T")
+CONFLICT_ATTEMPTS = 5
 
 
 @contextmanager
@@ -23,7 +24,7 @@ def write(conn: duckdb.DuckDBPyConnection, what: str) -> Iterator[duckdb.DuckDBP
     `what` says what the write was ("ingest", "import storysumm", "alignment tofueval"); it is kept
     in `write_log` beside the id that bumps the data version.
     """
-    with _WRITING, conn.cursor() as cur:
+    with conn.cursor() as cur:
         cur.begin()
         try:
             yield cur
@@ -32,6 +33,22 @@ def write(conn: duckdb.DuckDBPyConnection, what: str) -> Iterator[duckdb.DuckDBP
             cur.rollback()
             raise
         cur.commit()
+
+
+def write_retrying(conn: duckdb.DuckDBPyConnection, what: str, body: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+    """`write` for a body that may touch a row another thread's open transaction changes or adds (two
+    answers creating the same label source): DuckDB refuses the later one ("Conflict on update", or a
+    duplicate key against the other's uncommitted row), so the whole body runs again after a short
+    random wait, as DuckDB's concurrency guide advises. A real duplicate fails every attempt."""
+    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+        try:
+            with write(conn, what) as cur:
+                return body(cur)
+        except (duckdb.TransactionException, duckdb.ConstraintException):
+            if attempt == CONFLICT_ATTEMPTS:
+                raise
+            time.sleep(random.uniform(0.005, 0.02) * attempt)
+    raise AssertionError("unreachable")
 
 
 def data_version(conn: duckdb.DuckDBPyConnection) -> str:

@@ -190,14 +190,17 @@ def test_repeats_give_cohens_kappa_between_runs_and_the_units_that_flip(llm_env:
     with conn.cursor() as cur:
         agreement = stability.of_run(cur, run_id)
     assert (done.done, done.total) == (3 * len(val), 3 * len(val))
-    by_repeat = {r: [] for r in range(3)}
-    for s in val:
-        for r in range(3):
-            by_repeat[r].append(rule(s, r))
+    # Which repeat got the flipped answer depends on the order the calls went out: read each answer
+    # as the model gave it (the stored reply of sample r), in unit order.
+    replies = rows(conn, "SELECT target_id, sample, replies[1] AS reply FROM llm_call ORDER BY target_id, sample")
+    by_repeat = {r: [row["reply"] for row in replies if row["sample"] == r] for r in range(3)}
+    assert all(len(by_repeat[r]) == len(val) for r in range(3))
     expected = [cohen_kappa_score(by_repeat[a], by_repeat[b]) for a, b in pairs([0, 1, 2])]
     assert [p.kappa for p in agreement.pairs] == pytest.approx(expected)
     assert agreement.kappa == pytest.approx(sum(expected) / 3)
     assert set(agreement.flipping) == flips and agreement.units == len(val)
-    first = {s.summary_id: "unfaithful" if verdict(s) == "No" else "faithful" for s in val}
+    first = {
+        row["target_id"]: "unfaithful" if row["reply"] == "No" else "faithful" for row in replies if row["sample"] == 0
+    }
     assert current_labels(conn, "llm/storysumm-binary/gpt-4o") == first
     assert one(conn, "SELECT count(DISTINCT sample) FROM llm_call") == 3

@@ -259,8 +259,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--text", default="Yes", help="the answer to every request")
     parser.add_argument("--batch-polls", type=int, default=1, help="retrieves a batch stays in progress")
+    parser.add_argument("--delay", type=float, default=0.0, help="seconds before each answer (a fixed latency)")
     args = parser.parse_args()
-    srv = LLMServer(default_text=args.text, batch_polls=args.batch_polls).start(args.port)
+    answer = Reply(args.text, delay=args.delay)
+    srv = LLMServer(responder=lambda _request: answer, batch_polls=args.batch_polls).start(args.port)
     print(f"openai {srv.openai_base_url}\nanthropic {srv.anthropic_base_url}", flush=True)
     try:
         threading.Event().wait()

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import duckdb
 
 from faithlens.errors import FaithLensError
-from faithlens.llm import ask, costs, providers, targets
+from faithlens.llm import ask, costs, providers, records, targets
+from faithlens.llm.answers import Answer, combine
 from faithlens.llm.runs import batch, estimate, log
 from faithlens.llm.runs.log import Failure, ItemOutcome, StoredRun
 from faithlens.llm.runs.spec import RunSpec, Selection, select_units
@@ -93,6 +94,7 @@ class Runner:
         self._state, self._reason, self._batch = "running", None, None
         self._stop: tuple[str, str] | None = None
         self.calibration: estimate.Calibration | None = None
+        self._calls = threading.BoundedSemaphore(run.spec.concurrency)
 
     def cancel(self) -> None:
         self.cancelled.set()
@@ -168,10 +170,15 @@ class Runner:
         return [Item(found[unit], repeat, retry) for unit, repeat, retry in wanted]
 
     def _threads(self, pending: list[Item]) -> None:
+        if pending:  # one client before the workers start, not one SDK import and client per worker at once
+            spec = self.run.spec
+            providers.client(providers.Endpoint.resolve(spec.provider, spec.base_url))
         items = iter(pending)
+        # Twice as many workers as calls in flight: while some store their answers (DuckDB commits one
+        # at a time), others keep the provider busy; the semaphore around each call keeps the limit.
         workers = [
             threading.Thread(target=self._work, args=(items,), name=f"run-{self.run.run_id}-{n}", daemon=True)
-            for n in range(min(self.run.spec.concurrency, len(pending)))
+            for n in range(min(2 * self.run.spec.concurrency, len(pending)))
         ]
         for worker in workers:
             worker.start()
@@ -185,47 +192,44 @@ class Runner:
             if item is None:
                 return
             try:
-                outcome = self.ask(item)
+                done = self.ask(item)
+                if done is not None:
+                    self.finish(*done)
             except Exception as exc:  # noqa: BLE001 - recording failed too: end the run with the reason
                 self.stop("stopped", f"{type(exc).__name__}: {exc}")
                 return
-            if outcome is not None:
-                self.finish(outcome)
 
-    def ask(self, item: Item) -> ItemOutcome | None:
-        """Answer one item, within the budget; None when the budget stopped the run before it."""
+    def ask(self, item: Item) -> tuple[ItemOutcome, bool] | None:
+        """Answer one item within the budget: (its outcome, whether that is already recorded), or None
+        when the budget stopped the run before it. An item that is one new answer has its event
+        written in the answer's own transaction."""
         unit = item.target.target_id
         what = self.run.spec.ask(item.repeat, retry_failed=item.retry)
         reserved = 0.0
+        recorded: list[ItemOutcome] = []
         try:
-            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices)
+            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices, gate=self._calls)
             reserved = self._reserve(prepared, item)
             if reserved < 0:
                 return None
-            answer = ask.answer(prepared)
+
+            def also(cur: duckdb.DuckDBPyConnection, call: records.Call) -> None:
+                outcome = _outcome(item, combine(prepared.method.name, [call]))
+                log.insert_item(cur, self.run.run_id, outcome)
+                recorded[:] = [outcome]
+
+            single = len(prepared.requests) == 1 and prepared.method.action != "rewrite"
+            answer = ask.answer(prepared, also if single else None)
         except providers.ProviderError as exc:
             if exc.kind in STOP_KINDS:
                 self.stop("stopped", f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
-            return ItemOutcome(unit, item.repeat, "failed", exc.message)
+            return ItemOutcome(unit, item.repeat, "failed", exc.message), False
         except FaithLensError as exc:
-            return ItemOutcome(unit, item.repeat, "failed", exc.message)
+            return ItemOutcome(unit, item.repeat, "failed", exc.message), False
         finally:
             with self._lock:
                 self._reserved -= max(reserved, 0.0)
-        spent = answer.spent
-        return ItemOutcome(
-            target_id=unit,
-            repeat=item.repeat,
-            status="ok" if answer.status == "ok" else "failed",
-            reason=None if answer.status == "ok" else f"{answer.status}: {answer.failure}",
-            cached=answer.cached,
-            call_ids=tuple(c for c in answer.calls if c is not None),
-            label=answer.label,
-            calls=spent.calls,
-            input_tokens=spent.input_tokens,
-            output_tokens=spent.output_tokens,
-            cost_usd=spent.cost,
-        )
+        return (recorded[0], True) if recorded else (_outcome(item, answer), False)
 
     def _reserve(self, prepared: ask.Prepared, item: Item) -> float:
         """Set aside this item's likely cost; -1 when that would pass the budget (the run then stops)."""
@@ -250,9 +254,11 @@ class Runner:
             self._reserved += each
             return each
 
-    def finish(self, outcome: ItemOutcome) -> None:
-        """Store the outcome, then count it: what the page shows is always already committed."""
-        log.record_item(self.conn, self.run.run_id, outcome)
+    def finish(self, outcome: ItemOutcome, recorded: bool = False) -> None:
+        """Store the outcome (unless its answer's transaction did), then count it: what the page shows
+        is always already committed."""
+        if not recorded:
+            log.record_item(self.conn, self.run.run_id, outcome)
         key = (outcome.target_id, outcome.repeat)
         with self._lock:
             self._status[key] = outcome.status
@@ -301,6 +307,23 @@ class Runner:
                 batch=self._batch,
                 **self._spend,
             )
+
+
+def _outcome(item: Item, answer: Answer) -> ItemOutcome:
+    spent = answer.spent
+    return ItemOutcome(
+        target_id=item.target.target_id,
+        repeat=item.repeat,
+        status="ok" if answer.status == "ok" else "failed",
+        reason=None if answer.status == "ok" else f"{answer.status}: {answer.failure}",
+        cached=answer.cached,
+        call_ids=tuple(c for c in answer.calls if c is not None),
+        label=answer.label,
+        calls=spent.calls,
+        input_tokens=spent.input_tokens,
+        output_tokens=spent.output_tokens,
+        cost_usd=spent.cost,
+    )
 
 
 def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection) -> int:

@@ -113,27 +113,32 @@ def load(cur: duckdb.DuckDBPyConnection, run_id: int) -> StoredRun | None:
 
 def record_item(conn: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
     with store.write(conn, f"run {run_id} item") as cur:
-        cur.execute(
-            """
-            INSERT INTO llm_run_event (run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
-                                       calls, input_tokens, output_tokens, cost_usd)
-            VALUES (?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
-            [
-                run_id,
-                item.target_id,
-                item.repeat,
-                item.status,
-                item.reason,
-                item.cached,
-                list(item.call_ids),
-                item.label,
-                item.calls,
-                item.input_tokens,
-                item.output_tokens,
-                item.cost_usd,
-            ],
-        )
+        insert_item(cur, run_id, item)
+
+
+def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
+    """The item event, inside a transaction the caller holds (the answer's own, when it is one call)."""
+    cur.execute(
+        """
+        INSERT INTO llm_run_event (run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
+                                   calls, input_tokens, output_tokens, cost_usd)
+        VALUES (?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [
+            run_id,
+            item.target_id,
+            item.repeat,
+            item.status,
+            item.reason,
+            item.cached,
+            list(item.call_ids),
+            item.label,
+            item.calls,
+            item.input_tokens,
+            item.output_tokens,
+            item.cost_usd,
+        ],
+    )
 
 
 def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str, reason: str | None = None) -> None:
