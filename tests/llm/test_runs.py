@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from faithlens.llm.runs import engine, estimate, jobs, log, spec, stability
-from tests.llm.conftest import one, price, rows
+from tests.llm.conftest import ANTHROPIC_KEY, PROVIDERS, one, price, rows
 from tests.llm.runs_support import (
     PerSummary,
     answers_per_request,
@@ -204,3 +204,23 @@ def test_repeats_give_cohens_kappa_between_runs_and_the_units_that_flip(llm_env:
     }
     assert current_labels(conn, "llm/storysumm-binary/gpt-4o") == first
     assert one(conn, "SELECT count(DISTINCT sample) FROM llm_call") == 3
+
+
+def test_a_missing_key_stops_the_run_without_failing_items_and_a_resume_finishes(
+    llm_env: LLMServer, conn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm_env.responder = PerSummary(lambda s, _: f"<answer>{verdict(s)}</answer>", "val")
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    wanted = spec.RunSpec(
+        "storysumm", "summary", "storysumm-binary", "anthropic", PROVIDERS["anthropic"][0],
+        base_url=llm_env.anthropic_base_url,
+    )  # fmt: skip
+    run_id = engine.create_run(conn, wanted, spec.Selection(split="val"))
+    stopped = execute(conn, run_id)
+    assert (stopped.state, stopped.done, stopped.failed) == ("stopped", 0, 0)
+    assert "ANTHROPIC_API_KEY" in stopped.reason
+    assert model_requests(llm_env.requests) == []
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_KEY)
+    resumed = execute(conn, run_id)
+    assert (resumed.state, resumed.done, resumed.failed) == ("finished", resumed.total, 0)

@@ -10,6 +10,7 @@ unparseable) is stored and kept failed until the user retries it. Never call Str
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
 import time
@@ -172,7 +173,8 @@ class Runner:
     def _threads(self, pending: list[Item]) -> None:
         if pending:  # one client before the workers start, not one SDK import and client per worker at once
             spec = self.run.spec
-            providers.client(providers.Endpoint.resolve(spec.provider, spec.base_url))
+            with contextlib.suppress(providers.ProviderError):  # no key: stored answers still count, calls stop the run
+                providers.client(providers.Endpoint.resolve(spec.provider, spec.base_url))
         items = iter(pending)
         # Twice as many workers as calls in flight: while some store their answers (DuckDB commits one
         # at a time), others keep the provider busy; the semaphore around each call keeps the limit.
@@ -201,7 +203,7 @@ class Runner:
 
     def ask(self, item: Item) -> tuple[ItemOutcome, bool] | None:
         """Answer one item within the budget: (its outcome, whether that is already recorded), or None
-        when the budget stopped the run before it. An item that is one new answer has its event
+        when the run stopped before it (the budget, or a provider error every item would repeat). An item that is one new answer has its event
         written in the answer's own transaction."""
         unit = item.target.target_id
         what = self.run.spec.ask(item.repeat, retry_failed=item.retry)
@@ -221,8 +223,9 @@ class Runner:
             single = len(prepared.requests) == 1 and prepared.method.action != "rewrite"
             answer = ask.answer(prepared, also if single else None)
         except providers.ProviderError as exc:
-            if exc.kind in STOP_KINDS:
+            if exc.kind in STOP_KINDS:  # not the item's fault: it stays to do, for a resume once fixed
                 self.stop("stopped", f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
+                return None
             return ItemOutcome(unit, item.repeat, "failed", exc.message), False
         except FaithLensError as exc:
             return ItemOutcome(unit, item.repeat, "failed", exc.message), False
