@@ -191,9 +191,20 @@ def _summary(detail: Detail, state: DetailState, source: str) -> None:
     if detail.claims:
         st.markdown("**Claims** " + md_escape(f"({source} labels)"))
         highlight.show(hl.render_claims([_claim_view(c, state) for c in detail.claims]))
+    _flips(detail, source)
     if detail.key_points:
         st.markdown("**Key points** " + md_escape(f"for “{detail.summary.topic}” (TofuEval completeness)"))
         highlight.show(hl.render_key_points(detail.key_points))
+
+
+def _flips(detail: Detail, source: str) -> None:
+    """Which verdicts of the colouring source change between the repeats of its runs."""
+    if not detail.flipping:
+        return
+    parts = ["the summary"] if detail.summary.summary_id in detail.flipping else []
+    parts += [f"S{u.position + 1}" for u in detail.sentences if u.unit_id in detail.flipping]
+    parts += [f"C{u.position + 1}" for u in detail.claims if u.unit_id in detail.flipping]
+    st.caption(md_escape(f"⇄ The verdict of {source} flips across repeats on: {', '.join(parts)}"))
 
 
 def _claim_view(claim: UnitView, state: DetailState) -> hl.ClaimView:

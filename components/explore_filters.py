@@ -22,6 +22,7 @@ CLEARED = {
     **{name: ANY for name, _, _ in SINGLES},
     "label": ANY,
     "disagree_with": ANY,
+    "flips": ANY,
     "search": "",
     "error_types": [],
     "error_match": "any",
@@ -127,6 +128,19 @@ def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
             with grid.cell():
                 chosen[name] = _select(dataset, name, label, values, getattr(initial, name))
     chosen.update(_label_filters(dataset, options, initial, source, grid))
+    chosen["flips"] = None
+    if options.flip_sources:
+        with grid.cell():
+            chosen["flips"] = _select(
+                dataset,
+                "flips",
+                "Verdict flips across repeats of",
+                options.flip_sources,
+                initial.flips,
+                format_func=lambda v: "(no repeat filter)" if v == ANY else v,
+                help="Only summaries where this source's verdict on the summary, a sentence or a claim differs "
+                "between the repeats of its runs (runs with repeats ≥ 2, on the Runs page).",
+            )
     if options.error_types:
         types_column, match_column, search_column, clear_column = st.columns(
             [3, 1.2, 4, 1.3], vertical_alignment="bottom"

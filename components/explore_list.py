@@ -10,6 +10,7 @@ from components.markdown import md_escape
 from faithlens.filters import Filters
 from faithlens.views import explore
 from faithlens.views.explore import ListResult
+from faithlens.views.states import RunsState
 
 HEADERS = {
     "summary_id": "summary",
@@ -63,7 +64,10 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     caption = filters.caption(len(result.ids))
     if filters.clauses():
         caption += f" (of {result.total:,})"
-    st.markdown(f"**{md_escape(caption)}**")
+    caption_column, link_column = st.columns([5, 2], vertical_alignment="center")
+    caption_column.markdown(f"**{md_escape(caption)}**")
+    with link_column:
+        _run_link(ctx.dataset, filters)
     if not result.ids:
         st.info("No summary passes these filters. Loosen one above, or clear them.", icon=":material/info:")
         return result, None
@@ -91,6 +95,17 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
         return result, None
     st.session_state[seen_key] = rows
     return result, (frame["summary"].iloc[rows[0]] if rows else None)
+
+
+def _run_link(dataset: str, filters: Filters) -> None:
+    """Open the Runs page with this filter as the new run's unit set (one link, nothing read)."""
+    if shell.links_resolve():
+        carried = filters if filters.clauses() else Filters()
+        st.page_link(
+            **urlstate.link(urlstate.RUNS, RunsState(dataset=dataset, filters=carried)),
+            label="Run a method on the filtered set",
+            icon=urlstate.RUNS.icon,
+        )
 
 
 def navigation(ctx: shell.PageContext, result: ListResult, summary_id: str) -> None:

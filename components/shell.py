@@ -110,6 +110,11 @@ def _runs_from_app_py() -> bool:
     return run is None or Path(run.main_script_path).resolve() == APP_ROOT / urlstate.OVERVIEW.script
 
 
+def links_resolve() -> bool:
+    """Whether `st.page_link` to another page works in this run (not in a page file run on its own)."""
+    return _runs_from_app_py()
+
+
 def _page_links(chosen: str | None) -> None:
     if not _runs_from_app_py():
         return

@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from faithlens import querystate
-from faithlens.views.states import CompareState, ExploreState, OverviewState, RewriteState
+from faithlens.views.states import CompareState, ExploreState, OverviewState, RewriteState, RunsState
 
 State = TypeVar("State")
 DATASET = "dataset"
@@ -53,7 +53,8 @@ OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", Overvie
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
 COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
 REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
-PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, REWRITE)
+RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
+PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, REWRITE, RUNS)
 """In navigation order."""
 
 

@@ -49,6 +49,9 @@ class Filters:
     error_match: str = param("any", choices=MATCH_MODES)
     disagree_with: str | None = None
     search: str | None = None
+    flips: str | None = None
+    """A label source fed by runs with repeats: only summaries where its verdict on the summary, or on
+    one of its sentences or claims, differs between repeats (or runs)."""
 
     def clauses(self, dataset: str = "") -> list[Clause]:
         """The active filters, in a fixed order. `dataset` is bound into the subqueries (which are
@@ -98,6 +101,14 @@ class Filters:
                     _SEARCH,
                     (pattern, pattern, dataset, pattern, dataset, pattern, pattern, pattern, dataset, dataset),
                     f"the summary, a sentence, a claim or an explanation contains “{self.search}”",
+                )
+            )
+        if self.flips is not None:
+            out.append(
+                Clause(
+                    _FLIPS,
+                    (dataset, self.flips, dataset),
+                    f"the verdict of {self.flips} flips across repeats",
                 )
             )
         return out
@@ -188,6 +199,24 @@ _SEARCH = (
 )
 
 
+FLIPPING = (
+    "SELECT level, target_id FROM ("
+    "SELECT r.level, e.target_id, arg_max(e.status, e.event_id) AS status, arg_max(e.label, e.event_id) AS label "
+    "FROM llm_run_event e JOIN llm_run r ON r.run_id = e.run_id "
+    "WHERE r.dataset = ? AND r.source = ? AND e.kind = 'item' "
+    "GROUP BY e.run_id, e.target_id, e.repeat, r.level"
+    ") WHERE status = 'ok' AND label IS NOT NULL GROUP BY level, target_id HAVING count(DISTINCT label) > 1"
+)
+"""(level, target_id) of the units whose verdicts from a source's runs differ: over every (run, unit,
+repeat), the latest item event, when it succeeded; bound: dataset, source."""
+_FLIPS = (
+    f"s.summary_id IN (WITH flipping AS MATERIALIZED ({FLIPPING}) "
+    "SELECT target_id FROM flipping WHERE level = 'summary' "
+    "UNION ALL SELECT summary_id FROM unit WHERE dataset = ? "
+    "AND unit_id IN (SELECT target_id FROM flipping WHERE level <> 'summary'))"
+)
+
+
 @dataclass(frozen=True)
 class FilterOptions:
     """The values each filter can take in one dataset (empty tuple: the filter does not apply)."""
@@ -205,6 +234,8 @@ class FilterOptions:
     summary_labels: tuple[tuple[str, str], ...] = ()
     """(source, value) for each summary label value a source gives, and (source, NO_LABEL) when
     some summary has no label from it: the summary-label filter offers only what occurs."""
+    flip_sources: tuple[str, ...] = ()
+    """Label sources fed by a run with repeats >= 2: the flips filter offers these."""
 
     def labels_of(self, source: str) -> tuple[str, ...]:
         """The summary-label filter's values for `source`, in the vocabulary's order."""
@@ -250,7 +281,14 @@ def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOption
         {"dataset": dataset},
     )
     labels = execute_named(cur, _SUMMARY_LABELS, {"dataset": dataset, "no_label": NO_LABEL}).fetchall()
-    return replace(options, summary_labels=tuple(sorted(labels)))
+    repeated = cur.execute(_REPEATED_SOURCES, [dataset]).fetchall()
+    return replace(options, summary_labels=tuple(sorted(labels)), flip_sources=tuple(row[0] for row in repeated))
+
+
+_REPEATED_SOURCES = (
+    "SELECT DISTINCT source FROM llm_run WHERE dataset = ? AND CAST(json_extract(spec, '$.repeats') AS INTEGER) >= 2 "
+    "ORDER BY source"
+)
 
 
 def _check_generator(value: str, generators: tuple[str, ...]) -> tuple[str | None, str | None]:
@@ -278,6 +316,7 @@ def check_against(filters: Filters, options: FilterOptions) -> tuple[Filters, li
         "topic_type": options.topic_types,
         "difficulty": options.difficulties,
         "disagree_with": options.summary_sources,
+        "flips": options.flip_sources,
     }
     for name, allowed in singles.items():
         value = getattr(filters, name)

@@ -85,7 +85,9 @@ def _size_breaches(rel: str, text: str, tree: ast.AST) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             length = node.end_lineno - node.lineno + 1
             if length > MAX_FUNCTION_LINES:
-                breaches.append(f"{rel}:{node.lineno}: function {node.name} has {length} lines (max {MAX_FUNCTION_LINES})")
+                breaches.append(
+                    f"{rel}:{node.lineno}: function {node.name} has {length} lines (max {MAX_FUNCTION_LINES})"
+                )
     return breaches
 
 

@@ -6,6 +6,7 @@ Deliberately naive parsing (json, csv, zipfile) so the tests check the loaders, 
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import zipfile
 from collections import Counter
@@ -26,6 +27,22 @@ def storysumm_predictions() -> dict[str, dict]:
     return {
         p.relative_to(root).with_suffix("").as_posix(): json.loads(p.read_text()) for p in sorted(root.rglob("*.json"))
     }
+
+
+def storysumm_summary_in(prompt: str) -> str | None:
+    """The StorySumm summary whose every sentence appears in `prompt` (the longest such), else None:
+    which summary a scripted LLM server is being asked about."""
+    found = [
+        (sum(map(len, sentences)), summary_id)
+        for summary_id, sentences in _storysumm_sentences().items()
+        if all(sentence in prompt for sentence in sentences)
+    ]
+    return max(found)[1] if found else None
+
+
+@functools.cache
+def _storysumm_sentences() -> dict[str, tuple[str, ...]]:
+    return {i: tuple(s.strip() for s in record["summary"]) for i, record in storysumm_records().items()}
 
 
 def _gold_only(labelled: int) -> dict:

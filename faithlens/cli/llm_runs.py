@@ -51,7 +51,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--claim-set", help="claims extracted by this source (default: the dataset's own)")
     parser.add_argument("--concurrency", type=int, default=8)
     parser.add_argument("--repeats", type=int, default=1, help="K >= 2 measures self-agreement")
-    parser.add_argument("--budget", type=float, help="US dollars; the run stops before it would pass them")
+    parser.add_argument(
+        "--budget", type=float, help="US dollars; the run stops before it would pass them (with --resume: a new budget)"
+    )
     parser.add_argument("--source", help="label source name (default llm/<method>[-<variant>][-<evidence>]/<model>)")
     parser.add_argument("--batch-api", action="store_true", help="the provider's batch API, at batch prices")
     parser.add_argument(
@@ -60,7 +62,9 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
         default=spec.RUN_RETRIES,
         help=f"per call, on 429/5xx/lost connection (default {spec.RUN_RETRIES})",
     )
-    parser.add_argument("--resume", type=int, metavar="RUN", help="go on with run RUN (the other options are ignored)")
+    parser.add_argument(
+        "--resume", type=int, metavar="RUN", help="go on with run RUN (its own settings; only --budget may change)"
+    )
     parser.add_argument("--retry-failed", action="store_true", help="with --resume: ask the failed items again")
     parser.add_argument("--estimate", action="store_true", help="print the estimate and call nothing")
     parser.add_argument("--json", action="store_true")
@@ -107,7 +111,8 @@ def _run(args: argparse.Namespace) -> int:
         if run is None:
             raise FaithLensError(f"no run {run_id}", "see `python -m faithlens llm runs`")
         print(f"run {run.run_id}: {run.source} over {run.selection}", file=sys.stderr)
-        runner = engine.Runner(conn, run, retry_failed=args.retry_failed)
+        budget = args.budget if args.resume is not None else None
+        runner = engine.Runner(conn, run, retry_failed=args.retry_failed, budget=budget)
         started = time.monotonic()
         snapshot = _foreground(runner)
         with conn.cursor() as cur:

@@ -1,6 +1,6 @@
 """The one write path. Core functions open `write()`; it owns the transaction and records the write
-in `write_log` inside it, so `data_version` (the newest write id) changes exactly when committed data
-does, and every cache keyed on it sees every writer's changes. Pages never open transactions or clear
+in `write_log` inside it, so `data_version` (the newest write id, and how many) changes exactly when
+committed data does, and every cache keyed on it sees every writer's changes. Pages never open transactions or clear
 caches themselves."""
 
 from __future__ import annotations
@@ -52,5 +52,9 @@ def write_retrying(conn: duckdb.DuckDBPyConnection, what: str, body: Callable[[d
 
 
 def data_version(conn: duckdb.DuckDBPyConnection) -> str:
-    """A cheap stamp that changes with every committed write: the cache key for readers."""
-    return str(conn.execute("SELECT coalesce(max(write_id), 0) FROM write_log").fetchone()[0])
+    """A cheap stamp that changes with every committed write: the cache key for readers.
+
+    The count rides with the newest id because writes of a run's threads commit in any order: when
+    a lower id commits after a higher one, the maximum stays and only the count moves."""
+    newest, count = conn.execute("SELECT coalesce(max(write_id), 0), count(*) FROM write_log").fetchone()
+    return f"{newest}.{count}"

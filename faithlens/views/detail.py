@@ -16,6 +16,7 @@ import duckdb
 from faithlens.analysis.generator_names import generator_sql
 from faithlens.build.alignment import Match
 from faithlens.errors import NotFoundError
+from faithlens.filters import FLIPPING
 from faithlens.querystate import ignored
 from faithlens.store import LATEST_LABEL, fetch_all, fetch_one
 from faithlens.views.states import DetailState
@@ -96,6 +97,9 @@ class Detail:
     verdicts: tuple[SourceVerdict, ...]
     key_points: tuple[str, ...]
     alignments: dict[str, tuple[Match, ...]] = field(default_factory=dict)
+    flipping: frozenset[str] = frozenset()
+    """Ids of this summary (and of its units) whose verdict from the chosen source flips across the
+    repeats of its runs (`filters.FLIPPING`)."""
 
 
 def _json(value: str | None) -> dict:
@@ -160,7 +164,15 @@ def load_detail(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, s
         verdicts=verdicts,
         key_points=key_points,
         alignments=_alignments(cur, dataset, [u.unit_id for u in units if u.kind == "sentence"]),
+        flipping=_flipping(cur, dataset, source, [summary_id, *(u.unit_id for u in units)]),
     )
+
+
+def _flipping(cur: duckdb.DuckDBPyConnection, dataset: str, source: str, ids: list[str]) -> frozenset[str]:
+    rows = cur.execute(
+        f"SELECT target_id FROM ({FLIPPING}) WHERE target_id IN (SELECT unnest(?::VARCHAR[]))", [dataset, source, ids]
+    ).fetchall()
+    return frozenset(row[0] for row in rows)
 
 
 # The detail reads labels of one summary's units. Going through the `current_label` view would

@@ -79,3 +79,13 @@ class RewriteState:
     dataset: str | None = None
     summary: str | None = None
     sentence: int | None = param(bounds=(1, 10_000))
+
+
+@dataclass(frozen=True)
+class RunsState:
+    """The Runs page's URL state: the dataset, the run shown, and an Explore filter carried over by
+    Explore's "Run a method on the filtered set" link (offered as the new run's unit set)."""
+
+    dataset: str | None = None
+    run: int | None = param(bounds=(1, 2**31))
+    filters: Filters = field(default_factory=Filters)

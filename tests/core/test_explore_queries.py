@@ -155,7 +155,10 @@ def test_list_rows_carry_label_and_unfaithful_sentence_counts(cur) -> None:
     for row in result.rows:
         item = dict(zip(columns, row, strict=True))
         record = records[item["summary_id"]]
-        paper_name = {("claude", "val"): "Claude-2 (raw: claude, val)", ("claude", "test"): "Claude-3 (raw: claude, test)"}
+        paper_name = {
+            ("claude", "val"): "Claude-2 (raw: claude, val)",
+            ("claude", "test"): "Claude-3 (raw: claude, test)",
+        }
         assert item["generator"] == paper_name.get((record["model"], record["split"]), record["model"])
         assert item["label"] == ("faithful" if record["label"] == 1 else "unfaithful")
         if len(record["errors"]) == len(record["summary"]):

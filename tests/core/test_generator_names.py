@@ -54,7 +54,9 @@ def test_overview_table_names_claude_by_split_with_the_raw_value(cur) -> None:
 
 
 def test_stored_model_stays_raw(cur) -> None:
-    models = {row[0] for row in cur.execute("SELECT DISTINCT model FROM summary WHERE dataset = 'storysumm'").fetchall()}
+    models = {
+        row[0] for row in cur.execute("SELECT DISTINCT model FROM summary WHERE dataset = 'storysumm'").fetchall()
+    }
     assert models == {r["model"] for r in raw.storysumm_records().values()}
 
 

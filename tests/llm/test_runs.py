@@ -143,6 +143,11 @@ def test_the_budget_stops_the_run_before_it_would_pass(llm_env: LLMServer, conn)
     assert paid == pytest.approx(stopped.cost)
     assert len(model_requests(llm_env.requests)) == stopped.done
 
+    with conn.cursor() as cur:
+        raised = engine.Runner(conn, log.load(cur, run_id), budget=1.0).execute()
+    assert (raised.state, raised.done, raised.calls) == ("finished", 96, 96 - stopped.done)
+    assert len(model_requests(llm_env.requests)) == 96
+
 
 def test_an_unpriced_model_cannot_have_a_budget(llm_env: LLMServer, conn) -> None:
     wanted = spec.RunSpec("storysumm", "summary", "storysumm-binary", "openai", "my-local-model", budget=1.0)

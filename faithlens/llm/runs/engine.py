@@ -77,8 +77,12 @@ class Runner:
         run: StoredRun,
         prices: dict[str, costs.Price] | None = None,
         retry_failed: bool = False,
+        budget: float | None = None,
     ) -> None:
-        self.conn, self.run, self.retry_failed = conn, run, retry_failed
+        """`budget` replaces the run's (a resume after it stopped at its budget); the start says so."""
+        if budget is not None:
+            run = dataclasses.replace(run, spec=dataclasses.replace(run.spec, budget=budget))
+        self.conn, self.run, self.retry_failed, self.new_budget = conn, run, retry_failed, budget
         self.prices = prices if prices is not None else costs.load_prices()
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
@@ -114,9 +118,9 @@ class Runner:
     def execute(self) -> Snapshot:
         """Work through what is missing, record the final state, and return the last snapshot."""
         spec = self.run.spec
-        log.record(
-            self.conn, self.run.run_id, "state", "running", "retrying failed items" if self.retry_failed else None
-        )
+        why = ["retrying failed items"] if self.retry_failed else []
+        why += [f"budget now ${self.new_budget:g}"] if self.new_budget is not None else []
+        log.record(self.conn, self.run.run_id, "state", "running", "; ".join(why) or None)
         try:
             pending = self._pending()
             if spec.batch:

@@ -20,8 +20,11 @@ class Jobs:
         self._lock = threading.Lock()
         self._runners: dict[int, tuple[Runner, threading.Thread]] = {}
 
-    def start(self, conn: duckdb.DuckDBPyConnection, run_id: int, retry_failed: bool = False) -> None:
-        """Work on run `run_id` in the background: what is missing, or with `retry_failed` its failures too."""
+    def start(
+        self, conn: duckdb.DuckDBPyConnection, run_id: int, retry_failed: bool = False, budget: float | None = None
+    ) -> None:
+        """Work on run `run_id` in the background: what is missing, or with `retry_failed` its failures
+        too; `budget` replaces the run's (to go on after it stopped at its budget)."""
         with self._lock:
             if self.alive(run_id):
                 raise FaithLensError(f"run {run_id} is already working", "wait for it, or cancel it first")
@@ -29,7 +32,9 @@ class Jobs:
                 run = log.load(cur, run_id)
             if run is None:
                 raise NotFoundError(f"no run {run_id}", "pick a run from the list")
-            runner = Runner(conn, run, retry_failed=retry_failed)
+            if budget is not None and not budget > 0:
+                raise FaithLensError(f"budget {budget} is not a positive amount of US dollars", "e.g. 5")
+            runner = Runner(conn, run, retry_failed=retry_failed, budget=budget)
             thread = threading.Thread(target=runner.execute, name=f"run-{run_id}", daemon=True)
             self._runners[run_id] = (runner, thread)
             thread.start()
@@ -49,7 +54,8 @@ class Jobs:
             found[0].cancel()
 
     def working(self) -> list[int]:
-        return [run_id for run_id in self._runners if self.alive(run_id)]
+        with self._lock:
+            return [run_id for run_id in self._runners if self.alive(run_id)]
 
     def join(self, run_id: int, timeout: float | None = None) -> None:
         """Wait for a run's thread (tests, and a server shutting down)."""

@@ -1,0 +1,102 @@
+"""The Runs page's process-wide job registry and its cached reads.
+
+`jobs()` is the one `Jobs` of this server process (`cache_resource`): a run works on its own thread and
+survives reruns, page switches and closed tabs; every session sees its progress. Reads are cached
+per data version like every page's (keyed on small scalars); a live run's progress is read from its
+runner's snapshot in memory, never from here.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import shell
+from faithlens import store
+from faithlens.llm.runs import log, spec, stability
+from faithlens.llm.runs.jobs import Jobs
+from faithlens.llm.targets import Target
+from faithlens.views import runs
+
+FAILURES_SHOWN = 200
+RELEASE_WAIT_S = 10.0
+
+
+def _release(jobs: Jobs) -> None:
+    """When the registry is dropped (the cache cleared, tests tearing down): stop its runs cleanly."""
+    working = jobs.working()
+    for run_id in working:
+        jobs.cancel(run_id)
+    for run_id in working:
+        jobs.join(run_id, RELEASE_WAIT_S)
+
+
+@st.cache_resource(show_spinner=False, on_release=_release)
+def jobs() -> Jobs:
+    """The runs working in this server process."""
+    return Jobs()
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def summaries(db_path: str, version: str, dataset: str) -> list[log.RunSummary]:
+    """Every run of the dataset, newest first, with counts over its items' latest events."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return log.summaries(cur, dataset=dataset)
+
+
+def settled(ctx: shell.PageContext) -> tuple[str, list[log.RunSummary], frozenset[int]]:
+    """The data version to read runs at, the dataset's runs, and which of them work now.
+
+    Liveness is taken once and the rest of the page keeps to it (a run that ends meanwhile is redrawn
+    by its fragment's rerun). A run this process worked on that ended after the page read the version
+    still says 'running' there, and would show as interrupted: then the version is read again; the
+    runner stores its final state before its thread ends, so the new version has it."""
+    registry = jobs()
+    found = summaries(ctx.db_path, ctx.version, ctx.dataset)
+    alive = frozenset(r.run_id for r in found if registry.alive(r.run_id))
+    stale = [r for r in found if r.state == "running" and r.run_id not in alive and registry.snapshot(r.run_id)]
+    if not stale:
+        return ctx.version, found, alive
+    with ctx.root.cursor() as cur:
+        version = store.data_version(cur)
+    return version, summaries(ctx.db_path, version, ctx.dataset), alive
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def failures(db_path: str, version: str, run_id: int) -> list[log.Failure]:
+    """The first FAILURES_SHOWN items of a run whose latest attempt failed."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return log.failures(cur, run_id, FAILURES_SHOWN)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def agreement(db_path: str, version: str, run_id: int) -> stability.Stability | None:
+    """Self-agreement across a run's repeats (None for one repeat)."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return stability.of_run(cur, run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sample_target(db_path: str, version: str, dataset: str, level: str) -> Target | None:
+    """A unit that stands for the dataset's units of `level` when offering methods."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return runs.sample_target(cur, dataset, level)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def splits(db_path: str, version: str, dataset: str) -> tuple[str, ...]:
+    with shell.root_connection(db_path).cursor() as cur:
+        return runs.splits(cur, dataset)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def claim_sets(db_path: str, version: str, dataset: str) -> list[tuple[str | None, int]]:
+    """(claim set, claims): None for the dataset's own claims, else the source that extracted them."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return spec.claim_sets(cur, dataset)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def units_in_words(db_path: str, version: str, dataset: str, level: str, selection: spec.Selection) -> tuple[int, str]:
+    """How many units a selection holds, and the set in words."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return runs.units_in_words(cur, dataset, level, selection)

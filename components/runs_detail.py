@@ -1,0 +1,182 @@
+"""The Runs page's list of runs and the chosen run: its progress (`runs_live`), Resume and Retry failed,
+its failures, self-agreement across repeats, links to Compare and Explore, and its settings."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import runs_data, runs_live, shell, urlstate
+from components.markdown import md_escape
+from faithlens.errors import FaithLensError
+from faithlens.filters import Filters
+from faithlens.llm.runs import log, stability
+from faithlens.views import runs
+from faithlens.views.states import CompareState, ExploreState
+
+MAX_LISTED = 200
+
+
+def _key(dataset: str, *parts: object) -> str:
+    return urlstate.key(urlstate.RUNS, dataset, *parts)
+
+
+def table(ctx: shell.PageContext, found: list[log.RunSummary], alive: frozenset[int]) -> int | None:
+    """The runs of the dataset, newest first; returns the run the user just chose (else None).
+
+    The table hands back positions, turned into a run id at once (a selection is lost whenever the
+    data changes, streamlit#9505)."""
+    st.subheader("Runs")
+    if not found:
+        st.info("No run of this dataset yet: make one with the form.", icon=":material/info:")
+        return None
+    registry = runs_data.jobs()
+    rows = [
+        runs.list_row(run, registry.snapshot(run.run_id) if run.run_id in alive else None) for run in found[:MAX_LISTED]
+    ]
+    if len(found) > MAX_LISTED:
+        st.caption(f"The newest {MAX_LISTED} of {len(found):,} runs.")
+    key = _key(ctx.dataset, "table")
+    event = st.dataframe(
+        pd.DataFrame(rows),
+        key=key,
+        on_select="rerun",
+        selection_mode="single-row",
+        hide_index=True,
+        width="stretch",
+        height="auto" if len(rows) <= 6 else 240,
+        column_config={"units": st.column_config.TextColumn(width="medium")},
+    )
+    chosen = tuple(event.selection.rows)
+    seen_key = key + ".seen"
+    if chosen == st.session_state.get(seen_key, ()):
+        return None
+    st.session_state[seen_key] = chosen
+    return rows[chosen[0]]["run"] if chosen else None
+
+
+def _go_on(db_path: str, dataset: str, run_id: int, retry_failed: bool, budget_key: str | None = None) -> None:
+    """Resume's and Retry failed's callback: work on the run again in the background (with the new
+    budget typed beside Resume, for a run that stopped at its budget)."""
+    root = shell.root_connection(db_path)
+    budget = st.session_state.get(budget_key) if budget_key else None
+    try:
+        runs_data.jobs().start(root, run_id, retry_failed=retry_failed, budget=budget)
+    except FaithLensError as exc:
+        st.session_state[_key(dataset, "error")] = exc
+
+
+def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str) -> None:
+    error = st.session_state.pop(_key(ctx.dataset, "error"), None)
+    if error is not None:
+        shell.show_error(error)
+    budget_key = None
+    if state == "budget" and run.settings.budget is not None:
+        budget_key = _key(ctx.dataset, "budget", run.run_id)
+        st.number_input(
+            "New budget (USD) for Resume",
+            min_value=0.01,
+            value=round(run.settings.budget * 2, 2),
+            step=1.0,
+            key=budget_key,
+            help=f"The run stopped before passing its budget of ${run.settings.budget:g}; Resume goes on with this one.",
+        )
+    left, right = st.columns(2)
+    if state in runs.RESUMABLE:
+        left.button(
+            "Resume" if state != runs.CREATED else "Start",
+            key=_key(ctx.dataset, "resume", run.run_id),
+            icon=":material/play_arrow:",
+            type="primary",
+            on_click=_go_on,
+            args=(ctx.db_path, ctx.dataset, run.run_id, False, budget_key),
+            help="Asks only for the items not done yet; stored answers are never bought twice.",
+        )
+    if run.failed:
+        right.button(
+            f"Retry failed ({run.failed:,})",
+            key=_key(ctx.dataset, "retry", run.run_id),
+            icon=":material/replay:",
+            on_click=_go_on,
+            args=(ctx.db_path, ctx.dataset, run.run_id, True),
+            help="Asks the failed items again, with a new sample for answers that came back unusable.",
+        )
+
+
+def _links(ctx: shell.PageContext, run: log.RunSummary) -> None:
+    if not shell.links_resolve():
+        return
+    compare = CompareState(dataset=ctx.dataset, level=run.level, sources=(run.source,))
+    explore = ExploreState(dataset=ctx.dataset, filters=Filters(source=run.source))
+    left, right = st.columns(2)
+    left.page_link(**urlstate.link(urlstate.COMPARE, compare), label="Compare with gold", icon=urlstate.COMPARE.icon)
+    right.page_link(
+        **urlstate.link(urlstate.EXPLORE, explore), label="Explore coloured by this source", icon=urlstate.EXPLORE.icon
+    )
+
+
+def _agreement(ctx: shell.PageContext, run: log.RunSummary) -> None:
+    """Self-agreement across repeats (TofuEval Table 4), for a run with repeats >= 2."""
+    found = runs_data.agreement(ctx.db_path, ctx.version, run.run_id)
+    if found is None:
+        return
+    st.markdown("**Self-agreement across repeats**")
+    kappa = "undefined" if found.kappa is None else f"{found.kappa:.3f}"
+    flips = "–" if found.flip_pct is None else f"{found.flip_pct:.1f}%"
+    cells = (
+        ("Mean Cohen's κ", kappa),
+        ("Units whose verdict flips", flips),
+        ("Flipping units", f"{len(found.flipping):,}"),
+        ("Units counted", f"{found.units:,}"),
+    )
+    for column, (label, value) in zip(st.columns(len(cells)), cells, strict=True):
+        column.metric(label, value)
+    st.dataframe(
+        [{"repeats": f"{p.first + 1} and {p.second + 1}", "Cohen's κ": p.kappa} for p in found.pairs],
+        hide_index=True,
+        column_config={"Cohen's κ": st.column_config.NumberColumn(format="%.3f")},
+    )
+    st.caption(_agreement_caption(found))
+    if found.flipping and shell.links_resolve():
+        flipping = ExploreState(dataset=ctx.dataset, filters=Filters(source=run.source, flips=run.source))
+        st.page_link(
+            **urlstate.link(urlstate.EXPLORE, flipping),
+            label="Explore the summaries whose verdict flips",
+            icon=":material/swap_horiz:",
+        )
+
+
+def _agreement_caption(found: stability.Stability) -> str:
+    return md_escape(
+        f"As TofuEval's Table 4 measures it: the same prompt asked {found.repeats} times at the method's "
+        f"temperature (its prompt file's), Cohen's kappa between the verdicts of each pair of repeats, and "
+        f"their mean; over the {found.units:,} units with a verdict in every repeat. A unit flips when its "
+        "verdicts are not all the same. Kappa is undefined for a pair that uses one label throughout."
+    )
+
+
+def _settings(run: log.RunSummary) -> None:
+    with st.expander("Settings"):
+        st.dataframe(
+            pd.DataFrame(runs.settings_rows(run), columns=["setting", "value"]),
+            hide_index=True,
+            width="stretch",
+            height="auto",
+        )
+
+
+def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
+    """The chosen run: progress (live while it works), actions, failures, self-agreement, links, settings."""
+    st.subheader(md_escape(f"Run {run.run_id}: {run.source}"))
+    st.caption(md_escape(f"{run.level} level · {run.selection}"))
+    if alive:
+        runs_live.live(run.run_id)
+    else:
+        state = runs.shown_state(run.state, alive=False)
+        runs_live.stored(run, state)
+        _actions(ctx, run, state)
+        if run.failed:
+            runs_live.failures_table(runs_data.failures(ctx.db_path, ctx.version, run.run_id), run.failed)
+        _agreement(ctx, run)
+    _links(ctx, run)
+    _settings(run)
