@@ -21,16 +21,19 @@ class Spend:
     output_tokens: int = 0
     cost: float | None = 0.0
 
+    def __add__(self, other: Spend) -> Spend:
+        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
+        return Spend(
+            self.calls + other.calls,
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            cost,
+        )
+
     def plus(self, call: records.Call) -> Spend:
         if call.parsed.get("cached"):
             return self
-        cost = None if self.cost is None or call.cost_usd is None else self.cost + call.cost_usd
-        return Spend(
-            self.calls + len(call.replies),
-            self.input_tokens + (call.input_tokens or 0),
-            self.output_tokens + (call.output_tokens or 0),
-            cost,
-        )
+        return self + Spend(len(call.replies), call.input_tokens or 0, call.output_tokens or 0, call.cost_usd)
 
 
 @dataclass(frozen=True)

@@ -40,42 +40,16 @@ def pasted(story: str, summary: str, sentence: str | None = None) -> Target:
 
 def resolve(cur: duckdb.DuckDBPyConnection, dataset: str, target_id: str) -> Target:
     """The unit or summary `target_id` of `dataset`; NotFoundError names what was looked for."""
-    unit = cur.execute(
-        "SELECT kind, summary_id, text FROM unit WHERE dataset = ? AND unit_id = ?", [dataset, target_id]
-    ).fetchone()
-    level, summary_id, text = unit if unit else ("summary", target_id, None)
-    row = cur.execute(
-        """
-        SELECT s.text, d.text, d.text_note FROM summary s
-        JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
-        WHERE s.dataset = ? AND s.summary_id = ?
-        """,
-        [dataset, summary_id],
-    ).fetchone()
-    if row is None:
+    unit = cur.execute("SELECT kind FROM unit WHERE dataset = ? AND unit_id = ?", [dataset, target_id]).fetchone()
+    level = unit[0] if unit else "summary"
+    if unit is None and not cur.execute(
+        "SELECT count(*) FROM summary WHERE dataset = ? AND summary_id = ?", [dataset, target_id]
+    ).fetchone()[0]:
         raise NotFoundError(
             f"{dataset}: no summary, sentence or claim with id {target_id!r}",
             "use an id as Explore's links show it, e.g. a summary id or '<summary_id>#s0'",
         )
-    summary_text, document, note = row
-    evidence = cur.execute(
-        f"""
-        SELECT evidence FROM label WHERE dataset = ? AND source = '{GOLD}' AND level = ? AND target_id = ?
-        ORDER BY event_id DESC LIMIT 1
-        """,
-        [dataset, level, target_id],
-    ).fetchone()
-    return Target(
-        dataset=dataset,
-        level=level,
-        target_id=target_id,
-        summary_id=summary_id,
-        text=text if text is not None else summary_text,
-        summary=summary_text,
-        document=document,
-        document_note=note,
-        human_evidence=tuple(evidence[0] or ()) if evidence else (),
-    )
+    return resolve_many(cur, dataset, level, [target_id])[0]
 
 
 def resolve_many(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, target_ids: list[str]) -> list[Target]:

@@ -7,6 +7,7 @@ The work itself is `faithlens.llm.runs` (spec, estimate, engine, jobs, log, stab
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import duckdb
@@ -164,23 +165,11 @@ def list_row(run: log.RunSummary, live: engine.Snapshot | None = None) -> dict[s
 
 
 @dataclass(frozen=True)
-class Progress:
+class Progress(log.Counts):
     """A run's counts as the page shows them, from a live snapshot or from the stored events."""
 
-    total: int
-    done: int
-    failed: int
-    cached: int
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    cost: float | None
     eta_s: float | None = None
     batch: str | None = None
-
-    @property
-    def remaining(self) -> int:
-        return self.total - self.done - self.failed
 
     @property
     def fraction(self) -> float:
@@ -190,24 +179,11 @@ class Progress:
     def of_snapshot(cls, now: engine.Snapshot) -> Progress:
         """Cost so far: what earlier sessions of the run paid plus this one (unknown if unpriced)."""
         cost = None if now.cost is None else now.cost_before + now.cost
-        return cls(
-            now.total,
-            now.done,
-            now.failed,
-            now.cached,
-            now.calls,
-            now.input_tokens,
-            now.output_tokens,
-            cost,
-            now.eta_s,
-            now.batch,
-        )
+        return cls(**_counts(now) | {"cost": cost}, eta_s=now.eta_s, batch=now.batch)
 
     @classmethod
     def of_summary(cls, run: log.RunSummary) -> Progress:
-        return cls(
-            run.total, run.done, run.failed, run.cached, run.calls, run.input_tokens, run.output_tokens, run.cost
-        )
+        return cls(**_counts(run))
 
     def figures(self) -> list[tuple[str, str]]:
         """(label, value) pairs: the counts, then what was spent."""
@@ -221,3 +197,7 @@ class Progress:
             ("Output tokens", f"{self.output_tokens:,}"),
             ("Cost so far", costs.describe_cost(self.cost)),
         ]
+
+
+def _counts(counted: log.Counts) -> dict[str, object]:
+    return {field.name: getattr(counted, field.name) for field in dataclasses.fields(log.Counts)}

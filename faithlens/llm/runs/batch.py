@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from faithlens import config
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, providers, records
+from faithlens.llm.answers import Spend
 from faithlens.llm.costs import describe_cost
 from faithlens.llm.runs import batch_wire, estimate, log
 from faithlens.llm.runs.log import ItemOutcome
@@ -139,22 +140,13 @@ def _outcome(
     stored = _stored(runner, own)
     if not all((line.request.key, line.sample) in stored for line in own):
         return None if runner.stopping() else ItemOutcome(unit, item.repeat, "failed", "no answer in the batch results")
-    answer = ask.answer(ready)
     paid = [bought[line.custom_id] for line in own if line.custom_id in bought]
-    costs = [call.cost_usd for call in paid]
-    return ItemOutcome(
-        target_id=unit,
-        repeat=item.repeat,
-        status="ok" if answer.status == "ok" else "failed",
-        reason=None if answer.status == "ok" else f"{answer.status}: {answer.failure}",
-        cached=not paid,
-        call_ids=tuple(c for c in answer.calls if c is not None),
-        label=answer.label,
-        calls=len(paid),
-        input_tokens=sum(call.input_tokens or 0 for call in paid),
-        output_tokens=sum(call.output_tokens or 0 for call in paid),
-        cost_usd=None if None in costs else sum(costs),
-    )
+    spent = Spend()
+    for call in paid:
+        spent = spent.plus(call)
+    # Every answer is stored by now, so `answer` makes no call; what this batch bought is `paid`.
+    answer = replace(ask.answer(ready), cached=not paid, spent=spent)
+    return ItemOutcome.of_answer(unit, item.repeat, answer)
 
 
 def _submit(runner: Runner, chunk: list[Line]) -> str | None:

@@ -21,9 +21,9 @@ import duckdb
 
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, costs, providers, records, targets
-from faithlens.llm.answers import Answer, combine
+from faithlens.llm.answers import Spend, combine
 from faithlens.llm.runs import batch, estimate, log
-from faithlens.llm.runs.log import Failure, ItemOutcome, StoredRun
+from faithlens.llm.runs.log import Counts, Failure, ItemOutcome, StoredRun
 from faithlens.llm.runs.spec import RunSpec, Selection, select_units
 
 STOP_KINDS = ("no_key", "auth", "bad_request")
@@ -40,32 +40,19 @@ class Item:
 
 
 @dataclass(frozen=True)
-class Snapshot:
-    """A run's progress as the page and the CLI show it, taken under the runner's lock."""
+class Snapshot(Counts):
+    """A run's progress as the page and the CLI show it, taken under the runner's lock. Calls, tokens
+    and `cost` are this process's session of the run; `cost_before` what earlier sessions paid."""
 
     run_id: int
     source: str
-    total: int
-    done: int
-    failed: int
-    cached: int
-    calls: int
-    input_tokens: int
-    output_tokens: int
-    cost: float | None
-    """Dollars paid in this process's session of the run (None when a model is unpriced)."""
     cost_before: float
-    """Dollars paid by earlier sessions of the same run (before a resume)."""
     state: str
     reason: str | None
     elapsed_s: float
     eta_s: float | None
     failures: tuple[Failure, ...]
     batch: str | None
-
-    @property
-    def remaining(self) -> int:
-        return self.total - self.done - self.failed
 
 
 class Runner:
@@ -89,8 +76,7 @@ class Runner:
         self._status: dict[tuple[str, int], str] = {}
         self._cached: set[tuple[str, int]] = set()
         self._failures: dict[tuple[str, int], Failure] = {}
-        self._spend = {"calls": 0, "input_tokens": 0, "output_tokens": 0}
-        self._cost: float | None = 0.0
+        self._spent = Spend()
         self._paid_items = 0
         self._reserved = 0.0
         self._spent_before = 0.0
@@ -154,24 +140,18 @@ class Runner:
         wanted: list[tuple[str, int, bool]] = []
         for unit in run.units:
             for repeat in range(spec.repeats):
-                status, bought = states.get((unit, repeat), (None, False))
-                if status == "ok" or (status == "failed" and bought and not self.retry_failed):
-                    self._status[(unit, repeat)] = status
-                    if status == "failed":
-                        self._failures[(unit, repeat)] = kept[(unit, repeat)]
-                else:
-                    wanted.append((unit, repeat, status == "failed" and bought))
+                state = states.get((unit, repeat))
+                if state is None or not (state.status == "ok" or (state.bought and not self.retry_failed)):
+                    wanted.append((unit, repeat, state is not None and state.bought))
+                    continue
+                self._status[(unit, repeat)] = state.status
+                if state.status == "failed":
+                    self._failures[(unit, repeat)] = kept[(unit, repeat)]
+                elif state.cached:
+                    self._cached.add((unit, repeat))
         with self.conn.cursor() as cur:
-            cached = cur.execute(
-                "SELECT target_id, repeat FROM llm_run_event WHERE run_id = ? AND kind = 'item' AND status = 'ok' "
-                "GROUP BY ALL HAVING arg_max(cached, event_id)",
-                [run.run_id],
-            ).fetchall()
-            self._cached = {(t, r) for t, r in cached if self._status.get((t, r)) == "ok"}
-            found = {
-                t.target_id: t
-                for t in targets.resolve_many(cur, spec.dataset, spec.level, sorted({w[0] for w in wanted}))
-            }
+            chosen = sorted({w[0] for w in wanted})
+            found = {t.target_id: t for t in targets.resolve_many(cur, spec.dataset, spec.level, chosen)}
         return [Item(found[unit], repeat, retry) for unit, repeat, retry in wanted]
 
     def _threads(self, pending: list[Item]) -> None:
@@ -220,7 +200,7 @@ class Runner:
                 return None
 
             def also(cur: duckdb.DuckDBPyConnection, call: records.Call) -> None:
-                outcome = _outcome(item, combine(prepared.method.name, [call]))
+                outcome = ItemOutcome.of_answer(unit, item.repeat, combine(prepared.method.name, [call]))
                 log.insert_item(cur, self.run.run_id, outcome)
                 recorded[:] = [outcome]
 
@@ -236,7 +216,7 @@ class Runner:
         finally:
             with self._lock:
                 self._reserved -= max(reserved, 0.0)
-        return (recorded[0], True) if recorded else (_outcome(item, answer), False)
+        return (recorded[0], True) if recorded else (ItemOutcome.of_answer(unit, item.repeat, answer), False)
 
     def _reserve(self, prepared: ask.Prepared, item: Item) -> float:
         """Set aside this item's likely cost; -1 when that would pass the budget (the run then stops)."""
@@ -246,11 +226,12 @@ class Runner:
         with self.conn.cursor() as cur:
             stored = estimate.stored_samples(cur, [r.key for r in prepared.requests])
         likely = estimate.item_cost(prepared, item.repeat, stored, self.calibration)
-        if likely.cached and not item.retry:
+        if not likely.calls and not item.retry:
             return 0.0
         with self._lock:
-            cost = self._spent_before + (self._cost or 0.0)
-            each = cost and self._paid_items and (self._cost or 0.0) / self._paid_items or likely.cost or 0.0
+            paid_now = self._spent.cost or 0.0
+            cost = self._spent_before + paid_now
+            each = paid_now / self._paid_items if self._paid_items and paid_now else likely.cost or 0.0
             if cost + self._reserved + each > budget:
                 self._stop = self._stop or (
                     "budget",
@@ -280,11 +261,8 @@ class Runner:
                 )
             else:
                 self._failures.pop(key, None)
-            for name in self._spend:
-                self._spend[name] += getattr(outcome, name)
-            if outcome.calls:
-                self._paid_items += 1
-                self._cost = None if self._cost is None or outcome.cost_usd is None else self._cost + outcome.cost_usd
+            self._spent += outcome.spent
+            self._paid_items += bool(outcome.spent.calls)
 
     def _count(self, status: str) -> int:
         return sum(1 for s in self._status.values() if s == status)
@@ -306,31 +284,16 @@ class Runner:
                 cached=len(self._cached),
                 elapsed_s=elapsed,
                 eta_s=eta,
-                cost=self._cost,
+                calls=self._spent.calls,
+                input_tokens=self._spent.input_tokens,
+                output_tokens=self._spent.output_tokens,
+                cost=self._spent.cost,
                 cost_before=self._spent_before,
                 state=self._state,
                 reason=self._reason,
                 failures=failures,
                 batch=self._batch,
-                **self._spend,
             )
-
-
-def _outcome(item: Item, answer: Answer) -> ItemOutcome:
-    spent = answer.spent
-    return ItemOutcome(
-        target_id=item.target.target_id,
-        repeat=item.repeat,
-        status="ok" if answer.status == "ok" else "failed",
-        reason=None if answer.status == "ok" else f"{answer.status}: {answer.failure}",
-        cached=answer.cached,
-        call_ids=tuple(c for c in answer.calls if c is not None),
-        label=answer.label,
-        calls=spent.calls,
-        input_tokens=spent.input_tokens,
-        output_tokens=spent.output_tokens,
-        cost_usd=spent.cost,
-    )
 
 
 def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection) -> int:

@@ -17,6 +17,7 @@ import duckdb
 
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, costs, methods, prompts, targets
+from faithlens.llm.answers import Spend
 from faithlens.llm.runs.spec import RunSpec
 
 CHARS_PER_TOKEN = 4.0
@@ -31,15 +32,6 @@ class Calibration:
     """Prompt file -> mean output tokens of its parsed answers (this model's, else any model's)."""
     seconds_per_call: float
     notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ItemCost:
-    cached: bool
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = 0.0
 
 
 @dataclass(frozen=True)
@@ -117,11 +109,11 @@ def item_cost(
     stored: set[tuple[str, int]],
     calibration: Calibration,
     batch: bool = False,
-) -> ItemCost:
-    """What answering one (unit, repeat) would cost: nothing when every request has its stored answer."""
+) -> Spend:
+    """What answering one (unit, repeat) would likely cost; no calls when every request has its stored answer."""
     requests = prepared.requests
     if all((r.key, repeat) in stored for r in requests):
-        return ItemCost(cached=True)
+        return Spend()
     calls = input_tokens = output_tokens = 0
     for request in requests:
         turns = len(request.turns)
@@ -138,7 +130,7 @@ def item_cost(
         output_tokens += math.ceil(calibration.output_tokens.get(points.name, points.max_tokens))
     asking = prepared.asking
     cost = costs.cost_usd(asking.what.model, input_tokens, output_tokens, asking.prices, batch=batch)
-    return ItemCost(False, calls, input_tokens, output_tokens, cost)
+    return Spend(calls, input_tokens, output_tokens, cost)
 
 
 def estimate(
@@ -158,14 +150,14 @@ def estimate(
     with conn.cursor() as cur:
         stored = stored_samples(cur, {r.key for p in prepared for r in p.requests})
     items = [item_cost(p, repeat, stored, calibration, spec.batch) for p in prepared for repeat in range(spec.repeats)]
-    to_call = [i for i in items if not i.cached]
-    priced = all(i.cost is not None for i in to_call)
-    cost = sum(i.cost for i in to_call) if priced else None
+    to_call = [i for i in items if i.calls]
+    total = sum(to_call, Spend())
+    cost = total.cost
     notes = list(calibration.notes)
     if any(request.template.name not in calibration.output_tokens for p in prepared[:1] for request in p.requests):
         notes.append("output tokens at the prompt's max_tokens, an upper bound, until stored answers give a mean")
     notes += [f"{n:,} units will fail without a call: {why}" for why, n in unfit.items()]
-    if not priced:
+    if cost is None:
         notes.append(f"{spec.model} has no price in the price table: cost unknown")
     affordable = None
     if spec.budget is not None and cost is not None and cost > spec.budget:
@@ -173,20 +165,19 @@ def estimate(
         notes.append(
             f"the budget (${spec.budget:g}) covers about {affordable:,} of {len(items):,} items; the run stops there"
         )
-    calls = sum(i.calls for i in to_call)
     if spec.batch:
         seconds = None
         notes.append("batch prices; a batch finishes within the provider's 24 h window, often much sooner")
     else:
-        per_item = calls / len(to_call) if to_call else 0
+        per_item = total.calls / len(to_call) if to_call else 0
         seconds = math.ceil(len(to_call) / spec.concurrency) * per_item * calibration.seconds_per_call
     return Estimate(
         units=len(units),
         items=len(units) * spec.repeats,
         cached_items=len(items) - len(to_call),
-        calls=calls,
-        input_tokens=sum(i.input_tokens for i in to_call),
-        output_tokens=sum(i.output_tokens for i in to_call),
+        calls=total.calls,
+        input_tokens=total.input_tokens,
+        output_tokens=total.output_tokens,
         cost=cost,
         seconds=seconds,
         unfit_items=(len(units) - len(prepared)) * spec.repeats,

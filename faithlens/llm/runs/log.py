@@ -9,6 +9,7 @@ from datetime import datetime
 import duckdb
 
 from faithlens import store
+from faithlens.llm.answers import Answer, Spend
 from faithlens.llm.runs.spec import RunSpec
 
 FINAL_STATES = ("finished", "cancelled", "budget", "stopped")
@@ -43,10 +44,21 @@ class ItemOutcome:
     cached: bool = False
     call_ids: tuple[int, ...] = ()
     label: str | None = None
-    calls: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost_usd: float | None = 0.0
+    spent: Spend = Spend()
+
+    @classmethod
+    def of_answer(cls, target_id: str, repeat: int, answer: Answer) -> ItemOutcome:
+        ok = answer.status == "ok"
+        return cls(
+            target_id=target_id,
+            repeat=repeat,
+            status="ok" if ok else "failed",
+            reason=None if ok else f"{answer.status}: {answer.failure}",
+            cached=answer.cached,
+            call_ids=tuple(c for c in answer.calls if c is not None),
+            label=answer.label,
+            spent=answer.spent,
+        )
 
 
 @dataclass(frozen=True)
@@ -59,15 +71,9 @@ class Failure:
 
 
 @dataclass(frozen=True)
-class RunSummary:
-    """A run as the Runs page and `llm run --json` report it (counts over its items' latest events)."""
+class Counts:
+    """A run's items by their latest state, and what its calls paid (None: some model is unpriced)."""
 
-    run_id: int
-    dataset: str
-    level: str
-    selection: str
-    source: str
-    spec: str
     total: int
     done: int
     failed: int
@@ -76,14 +82,26 @@ class RunSummary:
     input_tokens: int
     output_tokens: int
     cost: float | None
-    state: str
-    reason: str | None
-    created_at: datetime
-    updated_at: datetime | None
 
     @property
     def remaining(self) -> int:
         return self.total - self.done - self.failed
+
+
+@dataclass(frozen=True)
+class RunSummary(Counts):
+    """A run as the Runs page and `llm runs` report it (counts over its items' latest events)."""
+
+    run_id: int
+    dataset: str
+    level: str
+    selection: str
+    source: str
+    spec: str
+    state: str
+    reason: str | None
+    created_at: datetime
+    updated_at: datetime | None
 
     @property
     def settings(self) -> RunSpec:
@@ -133,10 +151,10 @@ def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) 
             item.cached,
             list(item.call_ids),
             item.label,
-            item.calls,
-            item.input_tokens,
-            item.output_tokens,
-            item.cost_usd,
+            item.spent.calls,
+            item.spent.input_tokens,
+            item.spent.output_tokens,
+            item.spent.cost,
         ],
     )
 
@@ -150,16 +168,27 @@ def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str,
         )
 
 
-def item_states(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[tuple[str, int], tuple[str, bool]]:
-    """(unit, repeat) -> (status of its latest attempt, whether an answer was stored for it)."""
+@dataclass(frozen=True)
+class ItemState:
+    """An item's latest attempt: ok or failed, whether an answer was stored for it, whether it came
+    from stored answers."""
+
+    status: str
+    bought: bool
+    cached: bool
+
+
+def item_states(cur: duckdb.DuckDBPyConnection, run_id: int) -> dict[tuple[str, int], ItemState]:
+    """(unit, repeat) -> its latest attempt."""
     rows = cur.execute(
         """
-        SELECT target_id, repeat, arg_max(status, event_id), arg_max(len(call_ids) > 0, event_id)
+        SELECT target_id, repeat, arg_max(status, event_id), arg_max(len(call_ids) > 0, event_id),
+               arg_max(cached, event_id)
         FROM llm_run_event WHERE run_id = ? AND kind = 'item' GROUP BY target_id, repeat
         """,
         [run_id],
     ).fetchall()
-    return {(target_id, repeat): (status, bought) for target_id, repeat, status, bought in rows}
+    return {(target_id, repeat): ItemState(*state) for target_id, repeat, *state in rows}
 
 
 def spent(cur: duckdb.DuckDBPyConnection, run_id: int) -> float:
