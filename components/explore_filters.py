@@ -26,6 +26,7 @@ CLEARED = {
     "search": "",
     "error_types": [],
     "error_match": "any",
+    "tags": [],
 }
 """Each filter widget's 'no filter' value."""
 
@@ -141,6 +142,10 @@ def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
                 help="Only summaries where this source's verdict on the summary, a sentence or a claim differs "
                 "between the repeats of its runs (runs with repeats ≥ 2, on the Runs page).",
             )
+    chosen["tags"] = ()
+    if options.tags:
+        with grid.cell():
+            chosen["tags"] = _tags(dataset, options, initial)
     if options.error_types:
         types_column, match_column, search_column, clear_column = st.columns(
             [3, 1.2, 4, 1.3], vertical_alignment="bottom"
@@ -175,6 +180,20 @@ def _clear(dataset: str) -> None:
         key = _key(dataset, name)
         if key in st.session_state:
             st.session_state[key] = value
+
+
+def _tags(dataset: str, options: FilterOptions, initial: Filters) -> tuple[str, ...]:
+    wanted = [t for t in initial.tags if t in options.tags]
+    return tuple(
+        st.multiselect(
+            "Tags",
+            options.tags,
+            key=urlstate.bind(_key(dataset, "tags"), wanted, options.tags),
+            placeholder="(any)",
+            help="Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
+            "a custom codebook's codes): summaries carrying any of those chosen.",
+        )
+    )
 
 
 def _error_types(

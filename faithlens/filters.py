@@ -49,6 +49,9 @@ class Filters:
     error_match: str = param("any", choices=MATCH_MODES)
     disagree_with: str | None = None
     search: str | None = None
+    tags: tuple[str, ...] = ()
+    """Tags of other families than error types and difficulty, as `family: value` (a coder's
+    `ambiguity_type: 2`, `claim_type: event`): summaries where the summary or a unit carries any."""
     flips: str | None = None
     """A label source fed by runs with repeats: only summaries where its verdict on the summary, or on
     one of its sentences or claims, differs between repeats (or runs)."""
@@ -84,8 +87,8 @@ class Filters:
             )
         if self.difficulty is not None:
             out.append(Clause(_DIFFICULTY, (dataset, self.difficulty), f"difficulty is {self.difficulty}"))
-        if self.error_types:
-            out.append(self._error_clause(dataset))
+        out += [self._error_clause(dataset)] if self.error_types else []
+        out += [self._tag_clause(dataset)] if self.tags else []
         if self.disagree_with is not None:
             out.append(
                 Clause(
@@ -112,6 +115,13 @@ class Filters:
                 )
             )
         return out
+
+    def _tag_clause(self, dataset: str) -> Clause:
+        return Clause(
+            f"s.summary_id IN (SELECT summary_id FROM ({_TAGGED_ANY}))",
+            (dataset, list(self.tags), dataset),
+            "the summary, a sentence or a claim is tagged " + _join(list(self.tags), "or"),
+        )
 
     def _error_clause(self, dataset: str) -> Clause:
         types = list(self.error_types)
@@ -173,6 +183,11 @@ _TAGGED = (
     "UNION ALL SELECT u.summary_id, t.value FROM tagged t JOIN ("
     "SELECT unit_id, summary_id FROM unit WHERE dataset = ? AND unit_id IN (SELECT target_id FROM tagged)"
     ") u ON u.unit_id = t.target_id WHERE t.level <> 'summary'"
+)
+_TAG_ITEM = "kind || ': ' || value"
+"""A tag as the `tags` filter names it: `family: value`."""
+_TAGGED_ANY = _TAGGED.replace(
+    "AND kind = 'error_type' AND list_contains(?, value)", f"AND list_contains(?, {_TAG_ITEM})"
 )
 _DISAGREE = (
     "s.summary_id IN (SELECT a.target_id FROM current_label a JOIN current_label b ON b.target_id = a.target_id "
@@ -236,6 +251,8 @@ class FilterOptions:
     some summary has no label from it: the summary-label filter offers only what occurs."""
     flip_sources: tuple[str, ...] = ()
     """Label sources fed by a run with repeats >= 2: the flips filter offers these."""
+    tags: tuple[str, ...] = ()
+    """`family: value` of every tag outside the error-type and difficulty families (coders', LLMs')."""
 
     def labels_of(self, source: str) -> tuple[str, ...]:
         """The summary-label filter's values for `source`, in the vocabulary's order."""
@@ -273,11 +290,13 @@ def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOption
              WHERE dataset = $dataset AND kind = 'difficulty') AS difficulties,
           (SELECT coalesce(list(DISTINCT value ORDER BY value), []) FROM tag
              WHERE dataset = $dataset AND kind = 'error_type') AS error_types,
+          (SELECT coalesce(list(DISTINCT {tag_item} ORDER BY {tag_item}), []) FROM tag
+             WHERE dataset = $dataset AND kind NOT IN ('error_type', 'difficulty')) AS tags,
           (SELECT coalesce(list(source ORDER BY source <> 'gold', kind, source), []) FROM label_source
              WHERE dataset = $dataset) AS sources,
           (SELECT coalesce(list(DISTINCT source ORDER BY source <> 'gold', source), []) FROM label
              WHERE dataset = $dataset AND level = 'summary' AND value IS NOT NULL) AS summary_sources
-        """.format(generator=generator_sql("s")),
+        """.format(generator=generator_sql("s"), tag_item=_TAG_ITEM),
         {"dataset": dataset},
     )
     labels = execute_named(cur, _SUMMARY_LABELS, {"dataset": dataset, "no_label": NO_LABEL}).fetchall()
@@ -333,4 +352,8 @@ def check_against(filters: Filters, options: FilterOptions) -> tuple[Filters, li
     if unknown:
         changes["error_types"] = tuple(t for t in filters.error_types if t in options.error_types)
         notes += [ignored("error_types", name, "not an error type of this dataset") for name in unknown]
+    strange = [t for t in filters.tags if t not in options.tags]
+    if strange:
+        changes["tags"] = tuple(t for t in filters.tags if t in options.tags)
+        notes += [ignored("tags", name, "no summary or unit of this dataset carries that tag") for name in strange]
     return replace(filters, **changes), notes

@@ -30,8 +30,9 @@ LAYERS: dict[str, int] = {
     "datasets": 3,
     "build": 4,
     "llm": 5,
-    "views": 6,
-    "cli": 7,
+    "coding": 6,
+    "views": 7,
+    "cli": 8,
 }
 """Top-level module or sub-package of `faithlens/` -> its layer; lower layers never import higher ones."""
 URL_MODULES = {"components/shell.py", "components/urlstate.py"}

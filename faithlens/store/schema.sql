@@ -247,3 +247,71 @@ CREATE TABLE IF NOT EXISTS llm_run_event (
     cost_usd DOUBLE,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
+
+-- Every codebook version a session used or a lab saved: built-in ones (faithlens/coding/codebooks/)
+-- are copied here when a session first uses them, custom ones when saved; an edit is a new version.
+-- `version` hashes `body` (the codebook as JSON), so a code names exactly the definitions it was made with.
+CREATE TABLE IF NOT EXISTS codebook (
+    name VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    origin VARCHAR NOT NULL CHECK (origin IN ('builtin', 'custom')),
+    body JSON NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (name, version)
+);
+
+CREATE SEQUENCE IF NOT EXISTS coding_session_seq;
+
+-- A coding session: who codes which units with which codebook, following which protocol (`mode`:
+-- codes, line-by-line, hybrid, arm-faithfulness, arm-preference). The units are fixed when the session
+-- is made, in reading order; each coder sees them in that order or in their own seeded one.
+-- `suggestions` names the label source a mode shows: the LLM's suggested inconsistencies (hybrid) or
+-- the rewrites (ARM modes). `blind` hides gold labels, other coders' codes and LLM labels.
+CREATE TABLE IF NOT EXISTS coding_session (
+    session_id BIGINT PRIMARY KEY DEFAULT nextval('coding_session_seq'),
+    name VARCHAR NOT NULL UNIQUE,
+    dataset VARCHAR NOT NULL,
+    level VARCHAR NOT NULL,
+    mode VARCHAR NOT NULL,
+    codebook VARCHAR NOT NULL,
+    codebook_version VARCHAR NOT NULL,
+    selection VARCHAR NOT NULL,       -- the unit set in words
+    units VARCHAR[] NOT NULL,
+    ordering VARCHAR NOT NULL CHECK (ordering IN ('fixed', 'seeded')),
+    seed INTEGER NOT NULL,
+    blind BOOLEAN NOT NULL,
+    suggestions VARCHAR,
+    coders VARCHAR[] NOT NULL,        -- invited when the session was made; others join by name
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+-- Who has joined a session (by name, from its link), in joining order.
+CREATE TABLE IF NOT EXISTS coding_coder (
+    session_id BIGINT NOT NULL,
+    coder VARCHAR NOT NULL,
+    joined_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
+    PRIMARY KEY (session_id, coder)
+);
+
+CREATE SEQUENCE IF NOT EXISTS coding_event_seq;
+
+-- Append-only codes: the latest event of a (session, coder, unit) is that coder's current code; an
+-- undo appends the code it returns to (no codes: uncoded again). `coder` is whose code it is (a
+-- coder, or 'adjudicated' for the session's settled label), `made_by` who made the event (the
+-- adjudicator; 'import <file>' for imported codes). `detail` holds what a mode asks beyond the codes:
+-- line-by-line's sentence codes, hybrid's agree/disagree per suggestion, the ARM variant shown, the
+-- preferred claim and the explanation points' marks. The event and the coder's label events or tags
+-- are committed in one transaction before the page says "Saved".
+CREATE TABLE IF NOT EXISTS coding_event (
+    event_id BIGINT PRIMARY KEY DEFAULT nextval('coding_event_seq'),
+    session_id BIGINT NOT NULL,
+    coder VARCHAR NOT NULL,
+    unit_id VARCHAR NOT NULL,         -- a summary id at level summary, else a unit id
+    action VARCHAR NOT NULL CHECK (action IN ('code', 'undo', 'import', 'adjudicate')),
+    codes VARCHAR[] NOT NULL,
+    note VARCHAR,
+    detail JSON,
+    codebook_version VARCHAR NOT NULL,
+    made_by VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);

@@ -1,0 +1,196 @@
+"""`python -m faithlens coding import|agreement|export|sessions`: coding sessions from the command line.
+
+`import` writes (codes from a CSV, in one transaction), so it needs the app stopped, like `import`;
+the others only read, so they work while the app runs (from a snapshot, said on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from faithlens import config, store
+from faithlens.cli.options import add_db, reading
+from faithlens.coding import exchange, report, sessions
+from faithlens.errors import FaithLensError
+from faithlens.vocab import LEVELS
+
+PAIR_COLUMNS = ("a", "b", "n", "kappa")
+CODE_COLUMNS = ("code", "units", "complete", "fleiss_kappa", "krippendorff_alpha", "pct_all_agree")
+
+
+def configure(sub: argparse._SubParsersAction) -> None:
+    group = sub.add_parser("coding", help="coding sessions: import codes, agreement, export, list sessions")
+    actions = group.add_subparsers(dest="action", required=True)
+
+    parser = actions.add_parser("import", help="add coders' codes from a CSV (unit_id, coder, code[, note])")
+    parser.add_argument("file", help="CSV with a header unit_id, coder, code and optionally note")
+    parser.add_argument("--dataset", required=True)
+    parser.add_argument("--session", required=True, help="the session to add to; made when there is none")
+    parser.add_argument("--codebook", required=True, help="a built-in or saved codebook, by name")
+    parser.add_argument("--level", choices=LEVELS, help="the units' level (default: read from the unit ids)")
+    parser.add_argument("--json", action="store_true", help="print what was imported as JSON")
+    add_db(parser)
+    parser.set_defaults(run=_import)
+
+    parser = actions.add_parser("agreement", help="inter-coder agreement of a session, overall and per code")
+    parser.add_argument("--session", required=True)
+    parser.add_argument("--json", action="store_true", help="print the JSON object")
+    add_db(parser)
+    parser.set_defaults(run=_agreement)
+
+    parser = actions.add_parser("export", help="every current code of a session with its provenance")
+    parser.add_argument("--session", required=True)
+    parser.add_argument("--format", required=True, choices=exchange.FORMATS)
+    parser.add_argument("--out", required=True, help="the file to write (replaced if it exists)")
+    add_db(parser)
+    parser.set_defaults(run=_export)
+
+    parser = actions.add_parser("sessions", help="the coding sessions, newest first, with each coder's progress")
+    parser.add_argument("--dataset", help="only this dataset's sessions")
+    parser.add_argument("--json", action="store_true", help="print JSON rows")
+    add_db(parser)
+    parser.set_defaults(run=_sessions)
+
+
+@contextmanager
+def _reading(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """`reading`, saying so when the database predates coding sessions (read-only opens add no tables)."""
+    with reading(db) as conn:
+        found = conn.execute(
+            "SELECT count(*) FROM information_schema.tables WHERE table_name = 'coding_session'"
+        ).fetchone()[0]
+        if not found:
+            raise FaithLensError(
+                "this database has no coding sessions yet (it predates them)",
+                "import codes with `coding import`, or open the app once, to add the coding tables",
+            )
+        yield conn
+
+
+def _import(args: argparse.Namespace) -> int:
+    conn = store.connect(config.db_path(args.db), create=False)
+    try:
+        done = exchange.import_codes(conn, Path(args.file), args.dataset, args.session, args.codebook, level=args.level)
+    finally:
+        conn.close()
+    session = done.session
+    if args.json:
+        record = {
+            "session": session.name,
+            "dataset": session.dataset,
+            "level": session.level,
+            "codebook": session.codebook,
+            "codebook_version": session.codebook_version,
+            "rows": done.rows,
+            "coders": list(done.coders),
+            "created": done.created,
+        }
+        print(json.dumps(record, indent=2, ensure_ascii=False))
+        return 0
+    made = "made session" if done.created else "added to session"
+    print(
+        f"imported {done.rows:,} codes by {len(done.coders)} coders ({', '.join(done.coders)}); {made} "
+        f"{session.name!r} ({session.dataset}, {len(session.units):,} {session.level} units, "
+        f"{session.codebook}@{session.codebook_version})"
+    )
+    return 0
+
+
+def _agreement(args: argparse.Namespace) -> int:
+    with _reading(args.db) as conn:
+        found = report.session_agreement(conn, sessions.get(conn, args.session)).as_dict()
+    if args.json:
+        print(json.dumps(found, indent=2, ensure_ascii=False))
+        return 0
+    print(_agreement_text(found))
+    return 0
+
+
+def _agreement_text(found: dict) -> str:
+    lines = [
+        f"session {found['session']}: {found['units']:,} of {found['session_units']:,} units coded, "
+        f"{found['complete']:,} by every coder ({', '.join(found['coders']) or 'no coders'})",
+        f"Fleiss' kappa {_cell(found['fleiss_kappa'])}, Krippendorff's alpha {_cell(found['krippendorff_alpha'])}, "
+        f"all agree {_cell(found['pct_all_agree'])}%",
+        "",
+        "coder pairs (Cohen's kappa over the units both coded):",
+        _table(found["pairs"], PAIR_COLUMNS),
+        "",
+        "per code (chose it or not):",
+        _table(found["per_code"], CODE_COLUMNS),
+    ]
+    if "sentences" in found:
+        sentences = found["sentences"]
+        lines += [
+            "",
+            f"sentences: {sentences['units']:,} coded, Fleiss' kappa {_cell(sentences['fleiss_kappa'])}, "
+            f"Krippendorff's alpha {_cell(sentences['krippendorff_alpha'])}",
+        ]
+    if "arm" in found:
+        lines += ["", "ARM:", *(f"  {key}: {_cell(value)}" for key, value in found["arm"].items())]
+    return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    """A number as a table shows it: floats to 3 significant digits, undefined as 'n/a'."""
+    if value is None:
+        return "n/a"
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def _table(rows: list[dict], columns: tuple[str, ...]) -> str:
+    if not rows:
+        return "  (none)"
+    cells = [[_cell(row[column]) for column in columns] for row in rows]
+    widths = [max(len(column), *(len(line[i]) for line in cells)) for i, column in enumerate(columns)]
+    lines = [columns, *cells]
+    return "\n".join(
+        ("  " + "  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True))).rstrip() for line in lines
+    )
+
+
+def _export(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    with _reading(args.db) as conn:
+        written = exchange.export(conn, sessions.get(conn, args.session), args.format, out)
+    print(f"wrote {written:,} rows to {out}")
+    return 0
+
+
+def _sessions(args: argparse.Namespace) -> int:
+    with _reading(args.db) as conn:
+        with conn.cursor() as cur:
+            found = sessions.listed(cur, args.dataset)
+        rows = [_session_row(session, report.progress(conn, session)) for session in found]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print("no coding sessions" + (f" of {args.dataset}" if args.dataset else ""))
+    for row in rows:
+        coded = ", ".join(f"{coder} {n:,}" for coder, n in row["coded"].items()) or "no coders yet"
+        print(
+            f"{row['name']}: {row['dataset']}, {row['level']}, {row['mode']}, "
+            f"{row['codebook']}@{row['codebook_version']}, {row['units']:,} units; coded: {coded}"
+        )
+    return 0
+
+
+def _session_row(session: sessions.Session, progress: list[report.Progress]) -> dict:
+    return {
+        "name": session.name,
+        "dataset": session.dataset,
+        "level": session.level,
+        "mode": session.mode,
+        "codebook": session.codebook,
+        "codebook_version": session.codebook_version,
+        "units": len(session.units),
+        "coders": [p.coder for p in progress],
+        "coded": {p.coder: p.coded for p in progress},
+    }

@@ -1,0 +1,189 @@
+"""What a session has produced: each coder's progress, agreement overall and per code (and for
+line-by-line, on the sentences too), ARM's tables (Table 4: agreement and faithful by original vs
+rewritten claim, preferred; Table 5: % important, % none important, % wrong, % none wrong), and the
+disagreements an adjudicator settles."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+import duckdb
+
+from faithlens.coding import agreement, events, library, modes
+from faithlens.coding.codebook import Codebook
+from faithlens.coding.sessions import ADJUDICATED, Session, coders
+
+
+@dataclass(frozen=True)
+class Progress:
+    coder: str
+    coded: int
+    total: int
+
+
+@dataclass(frozen=True)
+class SessionAgreement:
+    session: str
+    session_units: int
+    overall: agreement.Agreement
+    per_code: tuple[tuple[str, agreement.Agreement], ...]
+    sentences: agreement.Agreement | None = None
+    arm: dict[str, float | int | None] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = {"session": self.session, "session_units": self.session_units, **self.overall.as_dict()}
+        out["per_code"] = [{"code": key, **found.as_dict()} for key, found in self.per_code]
+        if self.sentences is not None:
+            out["sentences"] = self.sentences.as_dict()
+        if self.arm:
+            out["arm"] = dict(self.arm)
+        return out
+
+
+def progress(conn: duckdb.DuckDBPyConnection, session: Session) -> list[Progress]:
+    """Units coded by each coder (invited, joined or with codes), of the session's units."""
+    current = events.current(conn, session)
+    with conn.cursor() as cur:
+        names = coders(cur, session)
+    done = Counter(coder for coder, _ in current)
+    return [Progress(coder, done[coder], len(session.units)) for coder in names]
+
+
+def code_value(codes: tuple[str, ...]) -> str:
+    """One categorical value per coder and unit: the code, or for multi-choice the chosen set."""
+    return "|".join(codes)
+
+
+def _sentences(current: dict) -> dict[str, dict[str, str]]:
+    table: dict[str, dict[str, str]] = {}
+    for (coder, _), code in current.items():
+        if coder != ADJUDICATED:
+            for uid, part in ((code.detail or {}).get("sentences") or {}).items():
+                table.setdefault(uid, {})[coder] = part["code"]
+    return table
+
+
+def session_agreement(conn: duckdb.DuckDBPyConnection, session: Session) -> SessionAgreement:
+    with conn.cursor() as cur:
+        book = library.get(cur, session.codebook, session.codebook_version)
+    table = events.current_codes(conn, session)
+    detailed = session.mode != "codes"
+    current = events.current(conn, session) if detailed else {}
+    overall, per_code = agreement.with_per_code(table, book.keys)
+    return SessionAgreement(
+        session=session.name,
+        session_units=len(session.units),
+        overall=overall,
+        per_code=tuple(per_code),
+        sentences=agreement.agreement(_sentences(current)) if session.mode == "line-by-line" else None,
+        arm=_arm(session, book, current) if detailed else {},
+    )
+
+
+def _arm(session: Session, book: Codebook, current: dict) -> dict[str, float | int | None]:
+    if session.mode == "arm-faithfulness":
+        return _arm_faithfulness(book, current)
+    if session.mode == "arm-preference":
+        return {**_arm_preference(current), **explanation_points(current)}
+    return {}
+
+
+def _pct(part: int, whole: int) -> float | None:
+    return 100 * part / whole if whole else None
+
+
+def _arm_faithfulness(book: Codebook, current: dict) -> dict[str, float | int | None]:
+    """ARM Table 4 by the variant shown: agreement (every coder gave the same label; units with 2+
+    coders) and faithful (more than half of the coders said faithful)."""
+    by_unit: dict[str, list] = {}
+    for (coder, unit), code in current.items():
+        if coder != ADJUDICATED:
+            by_unit.setdefault(unit, []).append(code)
+    out: dict[str, float | int | None] = {}
+    for variant in (modes.ORIGINAL, modes.REWRITE):
+        units = [codes for codes in by_unit.values() if (codes[0].detail or {}).get("shown") == variant]
+        several = [codes for codes in units if len(codes) > 1]
+        agree = sum(len({c.codes for c in codes}) == 1 for codes in several)
+        faithful = sum(
+            2 * sum(book.code(c.codes[0]).verdict == "faithful" for c in codes) > len(codes) for codes in units
+        )
+        out |= {
+            f"{variant}_units": len(units),
+            f"{variant}_pct_all_agree": _pct(agree, len(several)),
+            f"{variant}_pct_faithful": _pct(faithful, len(units)),
+        }
+    return out
+
+
+def _arm_preference(current: dict) -> dict[str, float | int | None]:
+    """ARM Table 4's Preferred: % of units whose coders' majority preferred each variant; and % of
+    units (2+ coders) where every coder chose the same."""
+    by_unit: dict[str, list[str]] = {}
+    for (coder, unit), code in current.items():
+        if coder != ADJUDICATED:
+            by_unit.setdefault(unit, []).append(code.codes[0])
+    several = [codes for codes in by_unit.values() if len(codes) > 1]
+    majority = Counter()
+    for codes in by_unit.values():
+        (top, count), *rest = Counter(codes).most_common()
+        if not rest or rest[0][1] < count:
+            majority[top] += 1
+    return {
+        "preference_units": len(by_unit),
+        "pct_rewrite_preferred": _pct(majority[modes.REWRITE], len(by_unit)),
+        "pct_original_preferred": _pct(majority[modes.ORIGINAL], len(by_unit)),
+        "preference_pct_all_agree": _pct(sum(len(set(c)) == 1 for c in several), len(several)),
+    }
+
+
+def explanation_points(current: dict) -> dict[str, float | int | None]:
+    """ARM section 4.3 over every coder's marked explanation E (the set R): % important is the mean
+    share of IMPORTANT points, % none important the share of E with no IMPORTANT point; likewise WRONG."""
+    marked = [
+        code.detail["points"]
+        for (coder, _), code in current.items()
+        if coder != ADJUDICATED and (code.detail or {}).get("points")
+    ]
+    out: dict[str, float | int | None] = {"explanations": len(marked)}
+    for mark, name in (("IMPORTANT", "important"), ("WRONG", "wrong")):
+        share = sum(points.count(mark) / len(points) for points in marked)
+        having = sum(mark in points for points in marked)
+        out[f"pct_{name}"] = _pct(share, len(marked))
+        out[f"pct_none_{name}"] = 100 - _pct(having, len(marked)) if marked else None
+    return out
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    unit: str
+    codes: dict[str, events.Current]
+    adjudicated: events.Current | None
+
+
+def disagreements(conn: duckdb.DuckDBPyConnection, session: Session) -> list[Disagreement]:
+    """Units two or more coders coded differently, in reading order, with the adjudicated code if any."""
+    current = events.current(conn, session)
+    by_unit: dict[str, dict[str, events.Current]] = {}
+    for (coder, unit), code in current.items():
+        if coder != ADJUDICATED:
+            by_unit.setdefault(unit, {})[coder] = code
+    out = []
+    for unit in session.units:
+        codes = by_unit.get(unit, {})
+        if len(codes) > 1 and not agreement.all_agree({c: code_value(v.codes) for c, v in codes.items()}):
+            out.append(Disagreement(unit, dict(sorted(codes.items())), current.get((ADJUDICATED, unit))))
+    return out
+
+
+def adjudicate(
+    conn: duckdb.DuckDBPyConnection,
+    session: Session,
+    unit: str,
+    codes: tuple[str, ...],
+    note: str | None,
+    adjudicator: str,
+) -> int:
+    """Settle a unit: the decision becomes the session's `adjudicated` label source."""
+    sub = events.Submission(unit, codes, note)
+    return events.save(conn, session, ADJUDICATED, sub, made_by=adjudicator, action="adjudicate")
