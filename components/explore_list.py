@@ -10,7 +10,7 @@ from components.markdown import md_escape
 from faithlens.filters import Filters
 from faithlens.views import explore
 from faithlens.views.explore import ListResult
-from faithlens.views.states import RunsState
+from faithlens.views.states import RunsState, SessionsState
 
 HEADERS = {
     "summary_id": "summary",
@@ -98,13 +98,19 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
 
 
 def _run_link(dataset: str, filters: Filters) -> None:
-    """Open the Runs page with this filter as the new run's unit set (one link, nothing read)."""
+    """Open the Runs page with this filter as the new run's unit set, or the Sessions page with it as a
+    new coding session's (links only, nothing read)."""
     if shell.links_resolve():
         carried = filters if filters.clauses() else Filters()
         st.page_link(
             **urlstate.link(urlstate.RUNS, RunsState(dataset=dataset, filters=carried)),
             label="Run a method on the filtered set",
             icon=urlstate.RUNS.icon,
+        )
+        st.page_link(
+            **urlstate.link(urlstate.SESSIONS, SessionsState(dataset=dataset, view="new", filters=carried)),
+            label="Code the filtered set",
+            icon=urlstate.SESSIONS.icon,
         )
 
 

@@ -28,7 +28,15 @@ from typing import Any, TypeVar
 import streamlit as st
 
 from faithlens import querystate
-from faithlens.views.states import CompareState, ExploreState, OverviewState, RewriteState, RunsState
+from faithlens.views.states import (
+    CodeState,
+    CompareState,
+    ExploreState,
+    OverviewState,
+    RewriteState,
+    RunsState,
+    SessionsState,
+)
 
 State = TypeVar("State")
 DATASET = "dataset"
@@ -53,8 +61,10 @@ OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", Overvie
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
 COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
 REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
+CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
+SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
-PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, REWRITE, RUNS)
+PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, CODE, SESSIONS, REWRITE, RUNS)
 """In navigation order."""
 
 

@@ -310,19 +310,53 @@ def current(conn: duckdb.DuckDBPyConnection, session: Session, coder: str | None
     """The current codes of a session: {unit: Current} for one coder, or {(coder, unit): Current} for all.
     A unit an undo returned to uncoded is absent."""
     with conn.cursor() as cur:
-        rows = store.fetch_all(
-            cur,
-            Current,
+        found = cur.execute(
             f"""
-            SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND (? IS NULL OR coder = ?)
-            QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1
+            SELECT * FROM (
+                SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND (? IS NULL OR coder = ?)
+                QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1
+            ) WHERE len(codes) > 0
             """,
             [session.session_id, coder, coder],
-        )
-    rows = [r for r in _decoded(rows) if r.codes]
+        ).fetchall()
+    # Built positionally (the columns are _CURRENT's, in Current's order): a 10k-code session reads in a
+    # few ms, where mapping each row by name took tens.
+    rows = [
+        Current(who, unit, tuple(codes), note, json.loads(detail) if detail else None, *rest)
+        for who, unit, codes, note, detail, *rest in found
+    ]
     if coder is not None:
         return {r.unit_id: r for r in rows}
     return {(r.coder, r.unit_id): r for r in rows}
+
+
+def coded_units(conn: duckdb.DuckDBPyConnection, session: Session, coder: str) -> frozenset[str]:
+    """The units a coder has a current code on (progress and where to resume), without the codes."""
+    with conn.cursor() as cur:
+        rows = cur.execute(
+            """
+            SELECT unit_id FROM (
+                SELECT unit_id, codes FROM coding_event WHERE session_id = ? AND coder = ?
+                QUALIFY row_number() OVER (PARTITION BY unit_id ORDER BY event_id DESC) = 1
+            ) WHERE len(codes) > 0
+            """,
+            [session.session_id, coder],
+        ).fetchall()
+    return frozenset(row[0] for row in rows)
+
+
+def latest(conn: duckdb.DuckDBPyConnection, session: Session, coder: str, unit: str) -> Current | None:
+    """A coder's current code on one unit (None when uncoded): what a page says after a save."""
+    with conn.cursor() as cur:
+        history = store.fetch_all(
+            cur,
+            Current,
+            f"SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND coder = ? AND unit_id = ? "
+            "ORDER BY event_id DESC LIMIT 1",
+            [session.session_id, coder, unit],
+        )
+    found = _decoded(history)
+    return found[0] if found and found[0].codes else None
 
 
 def current_codes(conn: duckdb.DuckDBPyConnection, session: Session) -> dict[str, dict[str, str]]:

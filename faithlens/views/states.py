@@ -89,3 +89,33 @@ class RunsState:
     dataset: str | None = None
     run: int | None = param(bounds=(1, 2**31))
     filters: Filters = field(default_factory=Filters)
+
+
+@dataclass(frozen=True)
+class CodeState:
+    """The Code page's URL state: the session, who codes (a coder's join link carries both), and the
+    unit shown when the coder moved away from where they resume (their first uncoded unit)."""
+
+    dataset: str | None = None
+    session: str | None = None
+    coder: str | None = None
+    unit: str | None = None
+
+
+SESSIONS_VIEWS = ("sessions", "new", "codebooks")
+"""The Sessions page's sections: the sessions (list, progress, agreement, adjudication), the new-session
+form, the codebooks."""
+
+
+@dataclass(frozen=True)
+class SessionsState:
+    """The Sessions page's URL state: the section shown, the session open in it, the codebook shown,
+    the two coders whose confusion matrix is drawn (`a,b`), and an Explore filter carried over by
+    Explore's "Code the filtered set" link (offered as the new session's unit set)."""
+
+    dataset: str | None = None
+    view: str = param(SESSIONS_VIEWS[0], choices=SESSIONS_VIEWS)
+    session: str | None = None
+    codebook: str | None = None
+    pair: str | None = None
+    filters: Filters = field(default_factory=Filters)

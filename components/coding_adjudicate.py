@@ -1,0 +1,96 @@
+"""Adjudication on the Sessions page: the units two or more coders coded differently, each with its
+text and every coder's code and note, and a decision (codes and a note) that `report.adjudicate` stores
+as the session's `coding/<session>/adjudicated` label. The adjudicator's name is required."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import coding_data, shell, urlstate
+from components.markdown import md_escape
+from faithlens.coding import report, sessions
+from faithlens.coding.codebook import Codebook
+from faithlens.errors import FaithLensError
+from faithlens.views import coding
+
+SHOWN = 50
+
+
+def key(dataset: str, name: str, *parts: object) -> str:
+    return urlstate.key(urlstate.SESSIONS, dataset, name, "adjudicate", *parts)
+
+
+def _decide(db_path: str, dataset: str, name: str, unit: str) -> None:
+    """Decide's callback: store the decision, or keep the error beside the unit."""
+    state = st.session_state
+    who = (state.get(key(dataset, name, "adjudicator")) or "").strip()
+    chosen = state.get(key(dataset, name, unit, "codes"))
+    codes = tuple(chosen) if isinstance(chosen, list | tuple) else ((chosen,) if chosen else ())
+    try:
+        if not who:
+            raise FaithLensError("the adjudicator's name is required", "type your name above the disagreements")
+        root = shell.root_connection(db_path)
+        report.adjudicate(root, sessions.get(root, name), unit, codes, state.get(key(dataset, name, unit, "note")), who)
+    except FaithLensError as exc:
+        state[key(dataset, name, unit, "error")] = exc
+        return
+    state[key(dataset, name, "flash")] = f"Decided: {unit}."
+
+
+def _codes_input(book: Codebook, widget: str) -> None:
+    names = {code.key: code.name for code in book.codes}
+    if book.choice == "multi":
+        st.multiselect("Decision: codes", list(book.keys), key=widget, format_func=names.get)
+    else:
+        st.selectbox("Decision: code", list(book.keys), index=None, key=widget, format_func=names.get)
+
+
+def _unit(
+    ctx: shell.PageContext, found: sessions.Session, book: Codebook, item: report.Disagreement, text: str
+) -> None:
+    position = found.units.index(item.unit) + 1 if item.unit in found.units else "?"
+    with st.container(border=True):
+        st.markdown(md_escape(f"Unit {position} · {item.unit}"))
+        st.text(text)
+        for coder, code in item.codes.items():
+            st.markdown(f"- {md_escape(coder)}: **{md_escape(coding.code_words(book, code.codes))}**")
+            if code.note:
+                st.text(f"{coder}'s note: {code.note}")
+        if item.adjudicated is not None:
+            words = coding.code_words(book, item.adjudicated.codes)
+            st.success(md_escape(f"Decided: {words} (by {item.adjudicated.made_by})"), icon=":material/gavel:")
+        error = st.session_state.pop(key(ctx.dataset, found.name, item.unit, "error"), None)
+        if error is not None:
+            shell.show_error(error)
+        left, right, button = st.columns([2, 3, 1], vertical_alignment="bottom")
+        with left:
+            _codes_input(book, key(ctx.dataset, found.name, item.unit, "codes"))
+        right.text_input("Decision: note", key=key(ctx.dataset, found.name, item.unit, "note"))
+        button.button(
+            "Decide",
+            key=key(ctx.dataset, found.name, item.unit, "decide"),
+            icon=":material/gavel:",
+            on_click=_decide,
+            args=(ctx.db_path, ctx.dataset, found.name, item.unit),
+            width="stretch",
+        )
+
+
+def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> None:
+    items = coding_data.disagreements(ctx.db_path, ctx.version, found.name)
+    if not items:
+        st.info("No disagreement: no unit has two coders with different codes.", icon=":material/info:")
+        return
+    flash = st.session_state.pop(key(ctx.dataset, found.name, "flash"), None)
+    if flash is not None:
+        st.success(md_escape(flash), icon=":material/check_circle:")
+    st.text_input("Adjudicator (your name, required)", key=key(ctx.dataset, found.name, "adjudicator"))
+    open_only = st.toggle("Only undecided units", value=True, key=key(ctx.dataset, found.name, "undecided"))
+    shown = [item for item in items if item.adjudicated is None] if open_only else items
+    decided = len(items) - sum(item.adjudicated is None for item in items)
+    st.caption(f"{len(items):,} units with disagreements, {decided:,} decided.")
+    if len(shown) > SHOWN:
+        st.caption(f"Showing the first {SHOWN} of {len(shown):,}.")
+    texts = coding_data.texts(ctx.db_path, ctx.version, found.name, tuple(item.unit for item in shown[:SHOWN]))
+    for item in shown[:SHOWN]:
+        _unit(ctx, found, book, item, texts.get(item.unit, ""))

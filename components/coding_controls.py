@@ -1,0 +1,208 @@
+"""The Code page's inputs for one unit, per mode, and the submission they make.
+
+- codes, arm-faithfulness, and hybrid's overall label: one button per code (digits 1-9, then 0, as
+  keyboard shortcuts), the chosen one(s) highlighted; the codebook's definitions, and the examples in an
+  expander; a note (the explanation), which the codes that require one say.
+- line-by-line: every sentence of the summary with its code (radio) and its explanation.
+- hybrid: each suggested inconsistency with agree / disagree and why, then the overall label.
+- arm-preference: A, B or neither (digits), and when the rewrite is chosen each point of its
+  explanation as IMPORTANT, NEUTRAL or WRONG.
+
+Every input is keyed per (session, coder, unit) and seeded from the coder's current code on that unit,
+so moving away and back shows what was saved, and an error keeps what the coder typed."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.markdown import md_escape
+from faithlens.coding import events, modes
+from faithlens.coding.codebook import Codebook
+from faithlens.coding.sessions import Session
+
+AGREE = (True, False)
+SHORTCUTS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "0")
+
+
+def _codes_key(base: str) -> str:
+    return base + ".codes"
+
+
+def seed(base: str, current: events.Current | None, force: bool = False) -> None:
+    """Put the coder's current code on the unit into its inputs (`force`: even over what they hold)."""
+    detail = (current.detail if current else None) or {}
+    values: dict[str, object] = {
+        _codes_key(base): tuple(current.codes) if current else (),
+        base + ".note": (current.note if current else None) or "",
+    }
+    sentences = detail.get("sentences") or {}
+    values |= {f"{base}.s.{uid}": part.get("code") for uid, part in sentences.items()}
+    values |= {f"{base}.s.{uid}.note": part.get("note") or "" for uid, part in sentences.items()}
+    for number, answer in enumerate(detail.get("suggestions") or []):
+        values |= {f"{base}.g.{number}": answer.get("agree"), f"{base}.g.{number}.why": answer.get("why") or ""}
+    for number, mark in enumerate(detail.get("points") or []):
+        values[f"{base}.p.{number}"] = mark
+    for name, value in values.items():
+        if force or name not in st.session_state:
+            st.session_state[name] = value
+
+
+def clear(base: str) -> None:
+    """Forget the unit's inputs, so the next visit seeds them from what is stored."""
+    for name in [name for name in st.session_state if str(name).startswith(base + ".")]:
+        del st.session_state[name]
+
+
+def _pick(codes_key: str, key: str, multi: bool) -> None:
+    held = tuple(st.session_state.get(codes_key, ()))
+    if not multi:
+        st.session_state[codes_key] = (key,)
+    else:
+        st.session_state[codes_key] = tuple(k for k in held if k != key) if key in held else (*held, key)
+
+
+def code_buttons(book: Codebook, base: str, labels: dict[str, str] | None = None) -> None:
+    """One button per code, a digit as its shortcut; the chosen code(s) shown as primary. `labels` names
+    the buttons instead of the codes (ARM preference's A and B), and then no definition says which is which."""
+    codes_key = _codes_key(base)
+    chosen = st.session_state.get(codes_key, ())
+    columns = st.columns(min(len(book.codes), 4))
+    for number, code in enumerate(book.codes):
+        columns[number % len(columns)].button(
+            (labels or {}).get(code.key, code.name),
+            key=f"{base}.code.{number}",
+            type="primary" if code.key in chosen else "secondary",
+            shortcut=SHORTCUTS[number] if number < len(SHORTCUTS) else None,
+            help=None if labels else code.definition,
+            on_click=_pick,
+            args=(codes_key, code.key, book.choice == "multi"),
+            width="stretch",
+            wrap=True,
+        )
+    if book.choice == "multi":
+        st.caption("Pick every code that applies (press a code again to drop it).")
+
+
+def definitions(book: Codebook) -> None:
+    """The codebook: each code's definition; the examples in an expander."""
+    lines = [
+        f"{SHORTCUTS[n] if n < len(SHORTCUTS) else '·'} · **{md_escape(c.name)}**: {md_escape(c.definition)}"
+        for n, c in enumerate(book.codes)
+    ]
+    st.markdown("  \n".join(lines))
+    with_examples = [c for c in book.codes if c.example]
+    if with_examples:
+        with st.expander("Examples"):
+            st.markdown("\n".join(f"- **{md_escape(c.name)}**: {md_escape(c.example)}" for c in with_examples))
+
+
+def note(book: Codebook, base: str, label: str = "Note (your explanation)") -> None:
+    required = [code.name for code in book.codes if code.explanation == "required"]
+    help_text = "Say why you chose the code. " + (
+        f"Required when you choose: {', '.join(required)}." if required else "Optional."
+    )
+    st.text_area(label, key=base + ".note", height=90, help=help_text)
+    if required:
+        st.caption(md_escape(f"An explanation is required for: {', '.join(required)}."))
+
+
+def _line_by_line(book: Codebook, base: str, context: modes.Context) -> None:
+    names = {code.key: code.name for code in book.codes}
+    for number, (uid, text) in enumerate(context.sentences, start=1):
+        with st.container(border=True):
+            st.markdown(f"**S{number}** " + md_escape(text))
+            st.radio(
+                f"Code of S{number}",
+                list(book.keys),
+                key=f"{base}.s.{uid}",
+                index=None,
+                format_func=names.get,
+                horizontal=True,
+                label_visibility="collapsed",
+            )
+            st.text_input(f"Why (S{number})", key=f"{base}.s.{uid}.note", placeholder="explanation")
+    st.caption("The summary's own code follows from its lines: inconsistent when any line is.")
+    note(book, base, "Note on the whole summary (optional)")
+
+
+def _hybrid(book: Codebook, base: str, context: modes.Context) -> None:
+    st.markdown("**Suggested inconsistencies**: agree or disagree with each, and say why.")
+    for number, text in enumerate(context.suggestions):
+        with st.container(border=True):
+            st.text(f"{number + 1}. {text}")
+            st.radio(
+                f"Suggestion {number + 1}",
+                AGREE,
+                key=f"{base}.g.{number}",
+                index=None,
+                format_func=lambda agree: "Agree" if agree else "Disagree",
+                horizontal=True,
+                label_visibility="collapsed",
+            )
+            st.text_input(f"Why ({number + 1})", key=f"{base}.g.{number}.why", placeholder="why")
+    st.markdown("**Your label for the summary**")
+    code_buttons(book, base)
+    definitions(book)
+    note(book, base)
+
+
+def _preference(book: Codebook, base: str, context: modes.Context) -> None:
+    tags = {variant: tag for tag, variant in zip("AB", context.order, strict=False)}
+    labels = {key: f"{tags[key]} is better" for key in tags} | {modes.NEUTRAL: "Neither"}
+    code_buttons(book, base, labels)
+    chosen = st.session_state.get(_codes_key(base), ())
+    if chosen == (modes.REWRITE,) and context.points:
+        st.markdown(md_escape(f"The explanation of {tags[modes.REWRITE]}: mark each point."))
+        for number, point in enumerate(context.points):
+            st.text(f"{number + 1}. {point}")
+            st.radio(
+                f"Point {number + 1}",
+                modes.POINT_MARKS,
+                key=f"{base}.p.{number}",
+                index=None,
+                horizontal=True,
+                label_visibility="collapsed",
+            )
+    note(book, base)
+
+
+def inputs(session: Session, book: Codebook, base: str, context: modes.Context) -> None:
+    """The mode's inputs for one unit (seed them first)."""
+    if session.mode == "line-by-line":
+        _line_by_line(book, base, context)
+    elif session.mode == "hybrid":
+        _hybrid(book, base, context)
+    elif session.mode == "arm-preference":
+        _preference(book, base, context)
+    else:
+        code_buttons(book, base)
+        definitions(book)
+        note(book, base)
+
+
+def submission(session: Session, unit: str, base: str, context: modes.Context) -> events.Submission:
+    """What the inputs say, as the core takes it (it checks everything)."""
+    state = st.session_state
+    text = (state.get(base + ".note") or "").strip() or None
+    if session.mode == "line-by-line":
+        missing = [
+            f"S{n}" for n, (uid, _) in enumerate(context.sentences, start=1) if state.get(f"{base}.s.{uid}") is None
+        ]
+        if missing:
+            raise events.CodingError(f"no code for {', '.join(missing)}", "code every line of the summary, then save")
+        parts = {
+            uid: {"code": state.get(f"{base}.s.{uid}"), "note": state.get(f"{base}.s.{uid}.note") or ""}
+            for uid, _ in context.sentences
+        }
+        return events.Submission(unit, (), text, {"sentences": parts})
+    codes = tuple(state.get(_codes_key(base), ()))
+    if session.mode == "hybrid":
+        answers = [
+            {"agree": state.get(f"{base}.g.{n}"), "why": state.get(f"{base}.g.{n}.why") or ""}
+            for n in range(len(context.suggestions))
+        ]
+        return events.Submission(unit, codes, text, {"suggestions": answers})
+    if session.mode == "arm-preference" and codes == (modes.REWRITE,) and context.points:
+        marks = [state.get(f"{base}.p.{n}") for n in range(len(context.points))]
+        return events.Submission(unit, codes, text, {"points": marks})
+    return events.Submission(unit, codes, text)

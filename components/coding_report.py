@@ -1,0 +1,92 @@
+"""A session's agreement on the Sessions page: every coder together (Fleiss' kappa, Krippendorff's
+alpha, % all agree, units complete), Cohen's kappa per pair, the same per code, the confusion matrix of
+any two coders (Compare's escaped HTML heatmap), ARM's figures for the ARM modes, and for line-by-line
+the agreement on the sentences. The statistics are `faithlens.coding.report`'s."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components import charts, coding_data, shell, urlstate
+from components.markdown import md_escape
+from faithlens import querystate
+from faithlens.coding import agreement, sessions
+from faithlens.coding.codebook import Codebook
+from faithlens.views import coding
+
+NUMBER = st.column_config.NumberColumn(format="%.3f")
+PAIR_SEPARATOR = ","
+
+
+def key(dataset: str, *parts: object) -> str:
+    return urlstate.key(urlstate.SESSIONS, dataset, *parts)
+
+
+def _table(rows: list[dict[str, object]], name: str) -> None:
+    frame = pd.DataFrame(rows)
+    numbers = {c: NUMBER for c in frame.columns if c.startswith(("κ", "Cohen", "Fleiss", "Krippendorff", "%"))}
+    st.dataframe(frame, hide_index=True, width="stretch", column_config=numbers, key=name, placeholder="")
+
+
+def _agreement(found: agreement.Agreement, name: str) -> None:
+    st.caption(md_escape(coding.agreement_sentence(found)))
+    _table([coding.agreement_row(found)], name + ".all")
+    if found.pairs:
+        st.markdown("**Cohen's κ per pair of coders** (over the units both coded)")
+        _table(coding.pair_rows(found), name + ".pairs")
+
+
+def _pair(dataset: str, name: str, coders: tuple[str, ...], wanted: str | None, notes: list[str]) -> tuple[str, str]:
+    """The two coders whose confusion matrix is drawn: the URL's pair, else the first two."""
+    given = tuple(wanted.split(PAIR_SEPARATOR)) if wanted else ()
+    if wanted and (len(given) != 2 or not set(given) <= set(coders) or given[0] == given[1]):
+        notes.append(querystate.ignored("pair", wanted, "it names no two coders of this session"))
+        given = ()
+    first, second = given or coders[:2]
+    left, right = st.columns(2)
+    a = left.selectbox("Coder A (rows)", coders, key=urlstate.bind(key(dataset, name, "pair_a"), first, coders))
+    others = [c for c in coders if c != a]
+    b = right.selectbox(
+        "Coder B (columns)",
+        others,
+        key=urlstate.bind(key(dataset, name, "pair_b"), second if second in others else others[0], others),
+    )
+    return a, b
+
+
+def _confusion(ctx: shell.PageContext, found: sessions.Session, coders: tuple[str, ...], wanted, notes) -> str | None:
+    st.markdown("**Confusion matrix of two coders** (over the units both coded)")
+    a, b = _pair(ctx.dataset, found.name, coders, wanted, notes)
+    labels, counts = agreement.confusion(coding_data.by_unit(ctx.db_path, ctx.version, found.name), a, b)
+    if not labels:
+        st.info(md_escape(f"{a} and {b} have no unit in common yet."))
+    else:
+        both = sum(map(sum, counts))
+        title = f"{a} (rows) vs {b} (columns)"
+        block = charts.matrix_html(counts, labels, f"{a} says", f"{b} says", title, f"{both:,} units both coded")
+        st.html(charts.matrix_grid_html([block], 1))
+    chosen = PAIR_SEPARATOR.join((a, b))
+    return None if (a, b) == tuple(coders[:2]) else chosen
+
+
+def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook, wanted: str | None, notes) -> str | None:
+    """The agreement section; returns the coder pair for the URL (None: the first two, not chosen)."""
+    report = coding_data.agreement(ctx.db_path, ctx.version, found.name)
+    overall = report.overall
+    if len(overall.coders) < 2:
+        st.info("Agreement needs codes from two coders or more.", icon=":material/info:")
+        return wanted
+    st.markdown(
+        "**All coders** " + md_escape(f"({', '.join(overall.coders)}) on {report.session_units:,} session units")
+    )
+    _agreement(overall, key(ctx.dataset, found.name, "agreement"))
+    st.markdown("**Per code** (chose the code or not)")
+    _table(coding.per_code_rows(report, book), key(ctx.dataset, found.name, "per_code"))
+    if report.sentences is not None:
+        st.markdown("**Line by line: agreement on the sentences**")
+        _agreement(report.sentences, key(ctx.dataset, found.name, "sentences"))
+    if report.arm:
+        st.markdown("**ARM figures** (Tables 4 and 5 of the paper)")
+        _table(coding.arm_rows(report.arm), key(ctx.dataset, found.name, "arm"))
+    return _confusion(ctx, found, overall.coders, wanted, notes)

@@ -1,0 +1,55 @@
+"""Code (served at /code): one coder codes the units of a coding session, one at a time, in context.
+
+The URL says the session, the coder (a join link from the Sessions page carries both) and the unit when
+the coder moved away from where they resume (`faithlens.views.states.CodeState`). The coding itself is
+`faithlens.coding` (sessions, modes, events); the panel is `components/coding_code.py`. A blind session
+shows no gold label, no other coder's code and no LLM label anywhere on this page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components import coding_code, coding_data, coding_join, shell, urlstate
+from components.markdown import md_escape
+from faithlens import querystate
+from faithlens.coding import modes
+from faithlens.views.states import CodeState
+
+ctx = shell.page_setup(urlstate.CODE)
+
+
+def _header(found) -> None:
+    book = coding_data.book_of(ctx.db_path, found)
+    mode = modes.MODES[found.mode].title if found.mode in modes.MODES else found.mode
+    facts = [mode, book.title, f"{len(found.units):,} {found.level}s"]
+    facts.append("blind" if found.blind else "not blind: the reference is below the unit")
+    st.caption(md_escape(" · ".join(facts)))
+
+
+def main() -> None:
+    if ctx.dataset is None:
+        st.stop()
+    st.title(f"Code: {md_escape(ctx.dataset)}")
+    state, notes = urlstate.read(urlstate.CODE, ctx.dataset)
+    warnings = st.container()
+    top_left, top_right = st.columns(2)
+    with top_left:
+        found = coding_join.pick_session(ctx, state, notes)
+    coder = unit = url_coder = None
+    if found is not None:
+        with top_right:
+            coder, url_coder = coding_join.pick_coder(ctx, found, state)
+        _header(found)
+    if found is not None and coder is not None:
+        same = state.session == found.name and state.coder == coder
+        if same and state.unit is not None and state.unit not in found.units:
+            notes.append(querystate.ignored("unit", state.unit, f"not a unit of session {found.name}"))
+        unit = coding_code.show(ctx, found, coder, state.unit if same else None)
+    for note in notes:
+        warnings.warning(md_escape(note), icon=":material/link_off:")
+    urlstate.write(CodeState(ctx.dataset, found.name if found else None, url_coder, unit))
+
+
+with shell.guard():
+    main()

@@ -1,0 +1,230 @@
+"""Coding sessions in a real browser against a real server:
+
+- two coders in two browser contexts code one session at the same time (one with the keyboard
+  shortcuts, one with the mouse), then the Sessions page shows their agreement and confusion matrix,
+  equal to what scikit-learn, statsmodels and krippendorff give on the codes this test chose;
+- the server is killed with SIGKILL while a coder works: every code the page acknowledged ("Saved")
+  is in the database afterwards;
+- a blind session's coding page shows no gold label, difficulty, gold explanation or evaluator
+  verdict anywhere in the page, while the same unit in an open session shows the gold explanation.
+
+Sessions are made through the core before the server starts (the server then holds the database)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import duckdb
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from faithlens import store
+from faithlens.coding import sessions
+from tests import raw
+from tests.browser import helpers
+
+pytestmark = pytest.mark.browser
+
+DATASET = "storysumm"
+CODE_NAMES = {"faithful": "Yes (consistent)", "unfaithful": "No (inconsistent)", "na": "N/A, just commentary"}
+SHORTCUT = {"faithful": "1", "unfaithful": "2", "na": "3"}
+ALICE = ("faithful", "na", "unfaithful", "faithful", "na", "faithful")
+BOB = ("faithful", "na", "unfaithful", "na", "faithful", "faithful")
+
+
+def _make(db: Path, spec: sessions.SessionSpec) -> sessions.Session:
+    conn = store.connect(db)
+    try:
+        return sessions.create(conn, spec)
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def duo(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, sessions.Session]]:
+    db = helpers.copy_db(browser_db, tmp_path / "coding.duckdb")
+    spec = sessions.SessionSpec(
+        "duo", DATASET, "sentence", "storysumm-faithfulness", sample=len(ALICE), seed=5, ordering="fixed",
+        coders=("alice", "bob"),
+    )  # fmt: skip
+    session = _make(db, spec)
+    with helpers.running_server(db, tmp_path / "server.log") as server:
+        yield server, session
+
+
+def _code_page(browser: Browser, server: helpers.Server, coder: str, session: str = "duo") -> Page:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(30_000)
+    return helpers.open_app(context.new_page(), f"{server.url}/code?dataset={DATASET}&session={session}&coder={coder}")
+
+
+def _saved(page: Page, position: int) -> None:
+    expect(page.get_by_text(re.compile(rf"^Saved unit {position}:"))).to_be_visible()
+
+
+def _code_with_keys(page: Page, code: str, note: str | None, position: int) -> None:
+    """Digits pick the code, Enter saves (the note, when needed, is typed first, then focus leaves it)."""
+    if note:
+        page.get_by_role("textbox", name="Note (your explanation)").fill(note)
+    page.get_by_role("heading", name=re.compile("^Code")).click()
+    page.keyboard.press(SHORTCUT[code])
+    helpers.wait_for_app(page)
+    page.keyboard.press("Enter")
+    helpers.wait_for_app(page)
+    _saved(page, position)
+
+
+def _code_button(page: Page, code: str):
+    """A code's button (its accessible name ends with the shortcut digit)."""
+    return page.get_by_role("button", name=re.compile("^" + re.escape(CODE_NAMES[code]).replace("/", r"\/")))
+
+
+def _code_with_mouse(page: Page, code: str, note: str | None, position: int) -> None:
+    _code_button(page, code).click()
+    helpers.wait_for_app(page)
+    if note:
+        page.get_by_role("textbox", name="Note (your explanation)").fill(note)
+    page.get_by_role("button", name="Save and go on").click()
+    helpers.wait_for_app(page)
+    _saved(page, position)
+
+
+def _expected(a: tuple[str, ...], b: tuple[str, ...]) -> dict[str, float]:
+    """The statistics of the two code lists, from the libraries directly."""
+    import krippendorff
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+    labels = sorted(set(a) | set(b))
+    numbers = np.array([[labels.index(x), labels.index(y)] for x, y in zip(a, b, strict=True)])
+    return {
+        "cohen": cohen_kappa_score(a, b),
+        "fleiss": fleiss_kappa(aggregate_raters(numbers)[0], method="fleiss"),
+        "alpha": krippendorff.alpha(reliability_data=numbers.T.astype(float), level_of_measurement="nominal"),
+        "agree": 100 * sum(x == y for x, y in zip(a, b, strict=True)) / len(a),
+    }
+
+
+def test_two_coders_at_once_then_the_agreement_table(browser: Browser, duo) -> None:
+    server, session = duo
+    alice, bob = _code_page(browser, server, "alice"), _code_page(browser, server, "bob")
+    for position, (mine, theirs) in enumerate(zip(ALICE, BOB, strict=True), start=1):
+        _code_with_keys(alice, mine, "not in the story" if mine == "unfaithful" else None, position)
+        _code_with_mouse(bob, theirs, "the story says otherwise" if theirs == "unfaithful" else None, position)
+    expect(alice.get_by_text(f"{len(ALICE)} of {len(ALICE)} units coded by alice")).to_be_visible()
+    helpers.assert_no_exception(alice)
+    helpers.assert_no_exception(bob)
+
+    page = helpers.open_app(alice, f"{server.url}/sessions?dataset={DATASET}&session=duo")
+    page.get_by_role("tab", name="Agreement").click()
+    helpers.wait_for_app(page)
+    figures = _expected(ALICE, BOB)
+    line = page.get_by_text(re.compile("^Fleiss' κ")).first
+    expect(line).to_contain_text(f"Fleiss' κ {figures['fleiss']:.3f} and all agree on {figures['agree']:.1f}%")
+    expect(line).to_contain_text(f"over the {len(ALICE)} units both coders coded")
+    expect(line).to_contain_text(f"Krippendorff's α {figures['alpha']:.3f}")
+    expect(line).to_contain_text(f"Cohen's κ alice–bob {figures['cohen']:.3f} (n {len(ALICE)})")
+
+    matrix = page.get_by_test_id("stHtml").locator(".fl-cm").filter(has_text="alice (rows) vs bob (columns)")
+    labels = sorted(set(ALICE) | set(BOB))
+    pairs = list(zip(ALICE, BOB, strict=True))
+    for mine in labels:
+        row = matrix.get_by_role("row").filter(has=page.get_by_role("rowheader", name=mine, exact=True))
+        counts = [pairs.count((mine, theirs)) for theirs in labels]
+        shares = [f"{count}{100 * count / sum(counts):.0f}% of row" for count in counts]  # count, then row share
+        expect(row.get_by_role("cell")).to_have_text(shares)
+    helpers.assert_no_exception(page)
+
+
+def _current_codes(db: Path, session_id: int, coder: str) -> dict[str, list[str]]:
+    conn = duckdb.connect(str(db))
+    try:
+        rows = conn.execute(
+            """
+            SELECT unit_id, codes FROM coding_event WHERE session_id = ? AND coder = ?
+            QUALIFY row_number() OVER (PARTITION BY unit_id ORDER BY event_id DESC) = 1
+            """,
+            [session_id, coder],
+        ).fetchall()
+    finally:
+        conn.close()
+    return {unit: codes for unit, codes in rows if codes}
+
+
+def test_kill_9_loses_no_acknowledged_code(browser: Browser, browser_db: Path, tmp_path: Path) -> None:
+    db = helpers.copy_db(browser_db, tmp_path / "crash.duckdb")
+    spec = sessions.SessionSpec("crash", DATASET, "sentence", "storysumm-faithfulness", sample=20, ordering="fixed")
+    session = _make(db, spec)
+    acknowledged: dict[str, str] = {}
+    with helpers.running_server(db, tmp_path / "server.log") as server:
+        page = _code_page(browser, server, "carol", "crash")
+        page.get_by_role("button", name="Join as carol").click()
+        helpers.wait_for_app(page)
+        for position in range(1, 9):
+            code = ("faithful", "na")[position % 2]
+            _code_with_mouse(page, code, None, position)
+            acknowledged[session.units[position - 1]] = code
+        _code_button(page, "faithful").click()
+        helpers.wait_for_app(page)
+        page.get_by_role("button", name="Save and go on").click()
+        server.process.kill()  # SIGKILL while the ninth save may be in flight
+        server.process.wait()
+    stored = _current_codes(db, session.session_id, "carol")
+    assert {unit: stored.get(unit) for unit in acknowledged} == {unit: [code] for unit, code in acknowledged.items()}
+    assert set(stored) - set(acknowledged) <= {session.units[8]}, "at most the save in flight, and nothing else"
+
+
+def _unfaithful_sentence() -> tuple[str, str, str]:
+    """(summary id, its first unfaithful sentence's unit id, the gold explanation of that sentence)."""
+    for summary_id, record in sorted(raw.storysumm_records().items()):
+        explained = [text for text in record["explanations"] if len(text) > 40]
+        if record["label"] == 0 and 0 in record["errors"] and explained:
+            return summary_id, f"{summary_id}#s{record['errors'].index(0)}", explained[0]
+    raise AssertionError("no explained unfaithful sentence in the raw file")
+
+
+def _clean_words(text: str) -> str:
+    """A run of the explanation without characters HTML would escape (so it can be found as written)."""
+    return max(re.split(r"[\"'&<>]", text), key=len).strip()[:40]
+
+
+@pytest.fixture
+def blind_and_open(browser_db: Path, tmp_path: Path) -> Iterator[helpers.Server]:
+    db = helpers.copy_db(browser_db, tmp_path / "blind.duckdb")
+    summary_id, unit, _ = _unfaithful_sentence()
+    for name, blind in (("blind", True), ("open", False)):
+        spec = sessions.SessionSpec(
+            name, DATASET, "sentence", "storysumm-faithfulness", blind=blind, units=(unit,), units_from="the test"
+        )
+        _make(db, spec)
+    with helpers.running_server(db, tmp_path / "server.log") as server:
+        yield server
+
+
+def test_a_blind_session_shows_no_gold_label_anywhere(browser: Browser, blind_and_open) -> None:
+    server = blind_and_open
+    summary_id, _, explanation = _unfaithful_sentence()
+    difficulty = raw.storysumm_records()[summary_id]["difficulty"]
+    evaluators = sorted(raw.storysumm_predictions())
+    words = _clean_words(explanation)
+
+    blind = _code_page(browser, server, "dana", "blind")
+    blind.get_by_role("button", name="Join as dana").click()
+    helpers.wait_for_app(blind)
+    expect(blind.get_by_role("button", name="Save and go on")).to_be_visible()
+    html, text = blind.content(), blind.locator("body").inner_text()
+    assert words not in html, "the gold explanation is on the blind page"
+    assert not re.search(r"\bgold\b", text, re.IGNORECASE)
+    assert not re.search(rf"\b{difficulty}\b", text), "the summary's difficulty is on the blind page"
+    assert not [name for name in evaluators if name in html], "an evaluator is named on the blind page"
+    assert "unfaithful" not in html.replace("No (inconsistent)", ""), "a label value is on the blind page"
+
+    shown = _code_page(browser, server, "dana", "open")
+    shown.get_by_role("button", name="Join as dana").click()
+    helpers.wait_for_app(shown)
+    shown.get_by_text("Reference: the gold label").click()
+    helpers.wait_for_app(shown)
+    expect(shown.get_by_text(words, exact=False).first).to_be_visible()
