@@ -118,7 +118,9 @@ def _navigation(
     )
 
 
-def _shown(found: sessions.Session, order: tuple[str, ...], codes: frozenset[str], opened: str | None, url_unit: str | None):
+def _shown(
+    found: sessions.Session, order: tuple[str, ...], codes: frozenset[str], opened: str | None, url_unit: str | None
+):
     """The unit to show and whether the page chose it itself (the resume point, kept out of the URL)."""
     resume = coding.resume_at(order, codes)
     wanted = opened if opened in found.units else url_unit if url_unit in found.units else None

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_data, runs_data, shell, urlstate
+from components import coding_data, shell, unit_sets, urlstate
 from components.markdown import md_escape
 from faithlens.coding import modes, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm.runs.spec import Selection
-from faithlens.views import coding, runs
+from faithlens.views import coding
 from faithlens.views.runs import LEVEL_NOUNS
 
 MAX_SEED = 2**31 - 1
@@ -91,27 +91,7 @@ def _level(ctx: shell.PageContext, mode: modes.Mode) -> str | None:
 
 
 def _unit_set(ctx: shell.PageContext, level: str, explore_filter: Filters | None) -> Selection:
-    sets = runs.unit_sets(runs_data.splits(ctx.db_path, ctx.version, ctx.dataset), explore_filter)
-    by_key = {s.key: s for s in sets}
-    chosen = st.selectbox(
-        "Units",
-        list(by_key),
-        key=urlstate.bind(key(ctx.dataset, "units"), sets[0].key, list(by_key)),
-        format_func=lambda k: by_key[k].title,
-    )
-    selection = by_key[chosen].selection
-    if level != "claim":
-        return selection
-    found = runs_data.claim_sets(ctx.db_path, ctx.version, ctx.dataset)
-    names = [name or "" for name, _ in found] or [""]
-    counts = {name or "": count for name, count in found}
-    picked = st.selectbox(
-        "Claim set",
-        names,
-        key=urlstate.bind(key(ctx.dataset, "claim_set"), names[0], names),
-        format_func=lambda n: f"{n or 'the dataset’s own claims'} ({counts.get(n, 0):,})",
-    )
-    return Selection(selection.split, selection.filters, picked or None)
+    return unit_sets.pick(ctx, level, explore_filter, key)
 
 
 def _suggestions(ctx: shell.PageContext, mode: modes.Mode) -> tuple[str | None, bool]:

@@ -38,6 +38,17 @@ def load_options(db_path: str, version: str, dataset: str) -> FilterOptions:
         return filters.filter_options(cur, dataset)
 
 
+def carried(ctx: shell.PageContext, wanted: Filters, notes: list[str]) -> Filters | None:
+    """An Explore filter a link carried to another page (Runs, Sessions), checked against the dataset;
+    None when it narrows nothing. What the dataset lacks is dropped with a note."""
+    if wanted == Filters():
+        return None
+    options = load_options(ctx.db_path, ctx.version, ctx.dataset)
+    checked, dropped = filters.check_against(wanted, options)
+    notes += dropped
+    return checked if checked.clauses() else None
+
+
 def _key(dataset: str, name: str) -> str:
     return urlstate.key(urlstate.EXPLORE, dataset, "f", name)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import llm_panel, runs_data, shell, urlstate
+from components import llm_panel, runs_data, shell, unit_sets, urlstate
 from components.markdown import md_escape
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
@@ -62,26 +62,7 @@ def _level(ctx: shell.PageContext) -> str:
 
 def _unit_set(ctx: shell.PageContext, level: str, explore_filter: Filters | None) -> Selection:
     """The unit set (all, a split, the Explore filter) and for claims the claim set; says it in words."""
-    sets = runs.unit_sets(runs_data.splits(ctx.db_path, ctx.version, ctx.dataset), explore_filter)
-    by_key = {s.key: s for s in sets}
-    chosen = st.selectbox(
-        "Units",
-        list(by_key),
-        key=urlstate.bind(key(ctx.dataset, "units"), sets[0].key, list(by_key)),
-        format_func=lambda k: by_key[k].title,
-    )
-    selection = by_key[chosen].selection
-    if level == "claim":
-        found = runs_data.claim_sets(ctx.db_path, ctx.version, ctx.dataset)
-        names = [name or "" for name, _ in found] or [""]
-        counts = {name or "": count for name, count in found}
-        picked = st.selectbox(
-            "Claim set",
-            names,
-            key=urlstate.bind(key(ctx.dataset, "claim_set"), names[0], names),
-            format_func=lambda n: f"{n or 'the dataset’s own claims'} ({counts.get(n, 0):,})",
-        )
-        selection = Selection(selection.split, selection.filters, picked or None)
+    selection = unit_sets.pick(ctx, level, explore_filter, key)
     _, words = runs_data.units_in_words(ctx.db_path, ctx.version, ctx.dataset, level, selection)
     st.caption(md_escape(f"The run asks about {words}."))
     return selection

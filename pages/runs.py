@@ -14,21 +14,11 @@ import streamlit as st
 
 from components import explore_filters, runs_data, runs_detail, runs_form, shell, urlstate
 from components.markdown import md_escape
-from faithlens import filters, querystate
+from faithlens import querystate
 from faithlens.filters import Filters
 from faithlens.views.states import RunsState
 
 ctx = shell.page_setup(urlstate.RUNS)
-
-
-def _explore_filter(wanted: Filters, notes: list[str]) -> Filters | None:
-    """The Explore filter the link carried, checked against the dataset; None when it narrows nothing."""
-    if wanted == Filters():
-        return None
-    options = explore_filters.load_options(ctx.db_path, ctx.version, ctx.dataset)
-    checked, dropped = filters.check_against(wanted, options)
-    notes += dropped
-    return checked if checked.clauses() else None
 
 
 def main() -> None:
@@ -42,7 +32,7 @@ def main() -> None:
     )
     state, notes = urlstate.read(urlstate.RUNS, ctx.dataset)
     warnings = st.container()
-    explore_filter = _explore_filter(state.filters, notes)
+    explore_filter = explore_filters.carried(ctx, state.filters, notes)
     version, found, alive = runs_data.settled(ctx)
     now = replace(ctx, version=version)
     form, listing = st.columns([5, 7], gap="large")

@@ -14,22 +14,12 @@ import streamlit as st
 
 from components import coding_codebooks, coding_data, coding_new, coding_sessions, explore_filters, shell, urlstate
 from components.markdown import md_escape
-from faithlens import filters, querystate
+from faithlens import querystate
 from faithlens.filters import Filters
 from faithlens.views.states import SESSIONS_VIEWS, SessionsState
 
 ctx = shell.page_setup(urlstate.SESSIONS)
 VIEW_TITLES = {"sessions": "Sessions", "new": "New session", "codebooks": "Codebooks"}
-
-
-def _explore_filter(wanted: Filters, notes: list[str]) -> Filters | None:
-    """The Explore filter the link carried, checked against the dataset; None when it narrows nothing."""
-    if wanted == Filters():
-        return None
-    options = explore_filters.load_options(ctx.db_path, ctx.version, ctx.dataset)
-    checked, dropped = filters.check_against(wanted, options)
-    notes += dropped
-    return checked if checked.clauses() else None
 
 
 def _sessions(state: SessionsState, notes: list[str]) -> tuple[str | None, str | None]:
@@ -59,7 +49,7 @@ def main() -> None:
     )
     state, notes = urlstate.read(urlstate.SESSIONS, ctx.dataset)
     warnings = st.container()
-    explore_filter = _explore_filter(state.filters, notes)
+    explore_filter = explore_filters.carried(ctx, state.filters, notes)
     view_key = urlstate.key(urlstate.SESSIONS, ctx.dataset, "view")
     view = st.radio(
         "Section",

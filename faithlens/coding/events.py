@@ -260,13 +260,7 @@ def undo(conn: duckdb.DuckDBPyConnection, session: Session, coder: str, unit: st
     was none), by appending that code as a new event. Returns the code now current."""
     with conn.cursor() as cur:
         book = library.get(cur, session.codebook, session.codebook_version)
-        history = store.fetch_all(
-            cur,
-            Current,
-            f"SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND coder = ? AND unit_id = ? ORDER BY event_id DESC",
-            [session.session_id, coder, unit],
-        )
-    history = _decoded(history)
+    history = _history(conn, session, coder, unit)
     if not history or not history[0].codes:
         return None
     before = _restored(history)
@@ -347,16 +341,23 @@ def coded_units(conn: duckdb.DuckDBPyConnection, session: Session, coder: str) -
 
 def latest(conn: duckdb.DuckDBPyConnection, session: Session, coder: str, unit: str) -> Current | None:
     """A coder's current code on one unit (None when uncoded): what a page says after a save."""
+    found = _history(conn, session, coder, unit, newest_only=True)
+    return found[0] if found and found[0].codes else None
+
+
+def _history(
+    conn: duckdb.DuckDBPyConnection, session: Session, coder: str, unit: str, newest_only: bool = False
+) -> list[Current]:
+    """A coder's events on one unit, newest first, `detail` decoded."""
     with conn.cursor() as cur:
-        history = store.fetch_all(
+        rows = store.fetch_all(
             cur,
             Current,
             f"SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND coder = ? AND unit_id = ? "
-            "ORDER BY event_id DESC LIMIT 1",
+            f"ORDER BY event_id DESC{' LIMIT 1' if newest_only else ''}",
             [session.session_id, coder, unit],
         )
-    found = _decoded(history)
-    return found[0] if found and found[0].codes else None
+    return _decoded(rows)
 
 
 def current_codes(conn: duckdb.DuckDBPyConnection, session: Session) -> dict[str, dict[str, str]]:
