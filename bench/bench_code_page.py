@@ -12,15 +12,12 @@ Medians of REPEAT.
 
 from __future__ import annotations
 
-import os
 import statistics
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from bench.measure import Measure, median_ms
+from bench.measure import Measure, environment, median_ms
 from bench.synthetic import DATASET as SYNTHETIC
 from bench.synthetic import build_synthetic_db
 from faithlens import config, store
@@ -31,20 +28,6 @@ ROOT = Path(__file__).resolve().parent.parent
 CODER = "ana"
 REPEAT = 9
 BUDGET_MS = 150.0
-
-
-@contextmanager
-def _database(path: Path) -> Iterator[None]:
-    name = config.SETTINGS["db"].env
-    saved = os.environ.get(name)
-    os.environ[name] = str(path)
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = saved
 
 
 def _session(db: Path, dataset: str, units: int | None, coded: int) -> sessions.Session:
@@ -77,7 +60,7 @@ def _measure(db: Path, dataset: str, units: int | None, coded: int) -> tuple[flo
     import streamlit as st
 
     session = _session(db, dataset, units, coded)
-    with _database(db):
+    with environment({config.SETTINGS["db"].env: str(db)}):
         try:
             at = _page(dataset, session)
             rerun = median_ms(at.run, repeat=REPEAT, warmup=2)

@@ -16,14 +16,11 @@ there every page keyed on the data version recomputes on every rerun (Overview a
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-from bench.measure import Measure, median_ms
+from bench.measure import Measure, environment, median_ms
 from faithlens import config
 from faithlens.build import ingest
 from faithlens.llm.runs import engine, spec
@@ -39,20 +36,6 @@ REPEAT = 15
 PAUSE_S = 0.2
 """Between reruns (not counted), so every rerun meets a new data version."""
 BUDGET_MS = 150.0
-
-
-@contextmanager
-def _environment(values: dict[str, str]) -> Iterator[None]:
-    saved = {name: os.environ.get(name) for name in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _page(db_path: Path):
@@ -111,7 +94,7 @@ def run() -> list[Measure]:
         latency = [0.0]
         with LLMServer(lambda request: Reply("True", delay=latency[0])) as server:
             settings = {config.SETTINGS["db"].env: str(db_path), "OPENAI_API_KEY": "bench-key"}
-            with _environment(settings):
+            with environment(settings):
                 median, total, stored = _measure(db_path, server, latency)
     name = f"Runs page warm rerun while a {total:,}-item run works ({stored:,} items stored meanwhile)"
     return [Measure(name, median, "ms", BUDGET_MS)]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 
@@ -32,3 +34,18 @@ def median_ms(action: Callable[[], object], repeat: int = 7, warmup: int = 1) ->
         action()
         samples.append((time.perf_counter() - started) * 1000)
     return statistics.median(samples)
+
+
+@contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    """Settings (the database path, keys) set for a bench's pages, restored after it."""
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

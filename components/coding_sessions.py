@@ -29,13 +29,10 @@ def key(dataset: str, *parts: object) -> str:
 
 def table(ctx: shell.PageContext, found: list[sessions.Session]) -> str | None:
     """The dataset's sessions, newest first; returns the session the user just chose (else None)."""
-    rows = []
-    for item in found:
-        book = coding_data.book_of(ctx.db_path, item)
-        rows.append(coding.session_row(item, book.title, coding_data.progress(ctx.db_path, ctx.version, item.name)))
+    rows = [coding.session_row(item, coding_data.progress(ctx.db_path, ctx.version, item.name)) for item in found]
     widget = key(ctx.dataset, "table")
     event = st.dataframe(
-        pd.DataFrame(rows).drop(columns=["codebook title"]),
+        pd.DataFrame(rows),
         key=widget,
         on_select="rerun",
         selection_mode="single-row",

@@ -194,7 +194,7 @@ def _per_code(matrix: _Matrix, keys: Sequence[str]) -> list[tuple[str, Agreement
     out = []
     for key in keys:
         # Category 0: the coder coded the unit without this code; 1: with it; -1: did not code the unit.
-        has_key = np.array([key in category.split("|") for category in matrix.categories] + [False], dtype=np.int64)
+        has_key = np.array([key in category.split("|") for category in matrix.categories], dtype=np.int64)
         cells = np.where(matrix.cells >= 0, has_key[matrix.cells], -1)
         out.append((key, _of(_Matrix(matrix.coders, ("0", "1"), cells))))
     return out

@@ -20,6 +20,8 @@ from faithlens.coding.sessions import ADJUDICATED, Session, check_coder
 from faithlens.errors import FaithLensError
 
 ACTIONS = ("code", "undo", "import", "adjudicate")
+LATEST_CODE = "QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1"
+"""The current-code rule: the latest event of each (coder, unit) of a session; every reader applies it."""
 
 
 class CodingError(FaithLensError):
@@ -308,7 +310,7 @@ def current(conn: duckdb.DuckDBPyConnection, session: Session, coder: str | None
             f"""
             SELECT * FROM (
                 SELECT {_CURRENT} FROM coding_event WHERE session_id = ? AND (? IS NULL OR coder = ?)
-                QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1
+                {LATEST_CODE}
             ) WHERE len(codes) > 0
             """,
             [session.session_id, coder, coder],
@@ -328,10 +330,10 @@ def coded_units(conn: duckdb.DuckDBPyConnection, session: Session, coder: str) -
     """The units a coder has a current code on (progress and where to resume), without the codes."""
     with conn.cursor() as cur:
         rows = cur.execute(
-            """
+            f"""
             SELECT unit_id FROM (
-                SELECT unit_id, codes FROM coding_event WHERE session_id = ? AND coder = ?
-                QUALIFY row_number() OVER (PARTITION BY unit_id ORDER BY event_id DESC) = 1
+                SELECT coder, unit_id, codes, event_id FROM coding_event WHERE session_id = ? AND coder = ?
+                {LATEST_CODE}
             ) WHERE len(codes) > 0
             """,
             [session.session_id, coder],
@@ -365,9 +367,9 @@ def current_codes(conn: duckdb.DuckDBPyConnection, session: Session) -> dict[str
     the notes and details `current` carries (a 10k-unit, 5-coder session reads in a few ms this way)."""
     with conn.cursor() as cur:
         rows = cur.execute(
-            """
+            f"""
             SELECT unit_id, coder, array_to_string(codes, '|') FROM coding_event WHERE session_id = ? AND coder <> ?
-            QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1
+            {LATEST_CODE}
             """,
             [session.session_id, ADJUDICATED],
         ).fetchall()

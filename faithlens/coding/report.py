@@ -43,10 +43,9 @@ class SessionAgreement:
 
 def progress(conn: duckdb.DuckDBPyConnection, session: Session) -> list[Progress]:
     """Units coded by each coder (invited, joined or with codes), of the session's units."""
-    current = events.current(conn, session)
     with conn.cursor() as cur:
         names = coders(cur, session)
-    done = Counter(coder for coder, _ in current)
+    done = Counter(coder for by_coder in events.current_codes(conn, session).values() for coder in by_coder)
     return [Progress(coder, done[coder], len(session.units)) for coder in names]
 
 

@@ -228,7 +228,7 @@ def code_words(book: Codebook, codes: Sequence[str]) -> str:
     return ", ".join(names.get(key, key) for key in codes) or "(none)"
 
 
-def session_row(session: Session, book_title: str, progress: Sequence[Progress]) -> dict[str, object]:
+def session_row(session: Session, progress: Sequence[Progress]) -> dict[str, object]:
     """One line of the sessions list: the settings, then each coder's count and the share coded."""
     total = len(session.units) * len(progress)
     done = sum(p.coded for p in progress)
@@ -241,7 +241,6 @@ def session_row(session: Session, book_title: str, progress: Sequence[Progress])
         "coders": ", ".join(f"{p.coder} {p.coded}/{p.total}" for p in progress) or "none yet",
         "coded": done / total if total else 0.0,
         "blind": session.blind,
-        "codebook title": book_title,
     }
 
 
