@@ -5,8 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from components import shell, urlstate
-from faithlens import filters
-from faithlens.filters import MATCH_MODES, NO_LABEL, FilterOptions, Filters
+from components.markdown import md_escape
+from faithlens import filter_options
+from faithlens.filter_options import FilterOptions
+from faithlens.filters import MATCH_MODES, NO_LABEL, Filters
+from faithlens.unit_filter import UnitFilter
 
 ANY = ""
 """The 'no filter' option (a selectbox shows its placeholder, not our label, for None)."""
@@ -15,6 +18,7 @@ SINGLES = (
     ("generator", "Generator", "generators"),
     ("topic_type", "Topic type", "topic_types"),
     ("topic", "Topic", "topics"),
+    ("corpus", "Corpus", "corpora"),
     ("difficulty", "Difficulty", "difficulties"),
 )
 """Single-choice filters, in the order they are drawn: (Filters field, label, FilterOptions field)."""
@@ -27,6 +31,8 @@ CLEARED = {
     "error_types": [],
     "error_match": "any",
     "tags": [],
+    "tag_match": "any",
+    "unit": False,
 }
 """Each filter widget's 'no filter' value."""
 
@@ -35,7 +41,7 @@ CLEARED = {
 def load_options(db_path: str, version: str, dataset: str) -> FilterOptions:
     """The values each filter can take in `dataset`, cached per data version."""
     with shell.root_connection(db_path).cursor() as cur:
-        return filters.filter_options(cur, dataset)
+        return filter_options.filter_options(cur, dataset)
 
 
 def carried(ctx: shell.PageContext, wanted: Filters, notes: list[str]) -> Filters | None:
@@ -44,7 +50,7 @@ def carried(ctx: shell.PageContext, wanted: Filters, notes: list[str]) -> Filter
     if wanted == Filters():
         return None
     options = load_options(ctx.db_path, ctx.version, ctx.dataset)
-    checked, dropped = filters.check_against(wanted, options)
+    checked, dropped = filter_options.check_against(wanted, options)
     notes += dropped
     return checked if checked.clauses() else None
 
@@ -153,10 +159,11 @@ def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
                 help="Only summaries where this source's verdict on the summary, a sentence or a claim differs "
                 "between the repeats of its runs (runs with repeats ≥ 2, on the Runs page).",
             )
-    chosen["tags"] = ()
+    chosen["tags"], chosen["tag_match"] = (), "any"
     if options.tags:
         with grid.cell():
-            chosen["tags"] = _tags(dataset, options, initial)
+            chosen["tags"], chosen["tag_match"] = _tags(dataset, options, initial)
+    chosen["unit"] = _unit(dataset, initial.unit)
     if options.error_types:
         types_column, match_column, search_column, clear_column = st.columns(
             [3, 1.2, 4, 1.3], vertical_alignment="bottom"
@@ -193,18 +200,39 @@ def _clear(dataset: str) -> None:
             st.session_state[key] = value
 
 
-def _tags(dataset: str, options: FilterOptions, initial: Filters) -> tuple[str, ...]:
+def _tags(dataset: str, options: FilterOptions, initial: Filters) -> tuple[tuple[str, ...], str]:
     wanted = [t for t in initial.tags if t in options.tags]
-    return tuple(
-        st.multiselect(
-            "Tags",
-            options.tags,
-            key=urlstate.bind(_key(dataset, "tags"), wanted, options.tags),
-            placeholder="(any)",
-            help="Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
-            "a custom codebook's codes): summaries carrying any of those chosen.",
-        )
+    chosen = st.multiselect(
+        "Tags",
+        options.tags,
+        key=urlstate.bind(_key(dataset, "tags"), wanted, options.tags),
+        placeholder="(any)",
+        help="Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
+        "a custom codebook's codes): summaries carrying any (or all) of those chosen.",
     )
+    match = st.radio(
+        "Summaries with",
+        MATCH_MODES,
+        key=urlstate.bind(_key(dataset, "tag_match"), initial.tag_match, MATCH_MODES),
+        format_func=lambda v: "any of the tags" if v == "any" else "all of the tags",
+        disabled=len(chosen) < 2,
+        horizontal=True,
+        label_visibility="collapsed",
+    )
+    return tuple(chosen), match
+
+
+def _unit(dataset: str, initial: UnitFilter) -> UnitFilter:
+    """A unit filter comes only from a link (an Errors page cell): shown in words, with a box to drop it."""
+    if not initial.active:
+        return UnitFilter()
+    kept = st.checkbox(
+        f"Only summaries where {md_escape(initial.caption())}",
+        key=urlstate.bind(_key(dataset, "unit"), True),
+        help="Set by the link that opened this page (a cell of the Errors page): the conditions hold on one and "
+        "the same unit, and the caption above counts those units. Untick to drop it.",
+    )
+    return initial if kept else UnitFilter()
 
 
 def _error_types(

@@ -34,6 +34,23 @@ def load_list(db_path: str, version: str, dataset: str, filters: Filters) -> Lis
         return explore.list_summaries(cur, dataset, filters)
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _matched(db_path: str, version: str, dataset: str, filters: Filters, summary_id: str) -> list[int]:
+    with shell.root_connection(db_path).cursor() as cur:
+        return explore.matched_positions(cur, dataset, filters, summary_id)
+
+
+def matched_here(ctx: shell.PageContext, filters: Filters, summary_id: str) -> None:
+    """Under a unit filter (a link from the Errors page), which of this summary's units it matched."""
+    level = filters.unit.unit_level
+    if not filters.unit.active or level == "summary":
+        return
+    positions = _matched(ctx.db_path, ctx.version, ctx.dataset, filters, summary_id)
+    if positions:
+        named = ", ".join(f"{level} {p}" for p in positions)
+        st.caption(md_escape(f"The unit filter matches {named} of this summary."))
+
+
 def _open_key(dataset: str) -> str:
     return urlstate.key(urlstate.EXPLORE, dataset, "open")
 
@@ -61,9 +78,9 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     at once (the selection is lost whenever the data changes, streamlit#9505).
     """
     result = load_list(ctx.db_path, ctx.version, ctx.dataset, filters)
-    caption = filters.caption(len(result.ids))
+    caption = filters.caption(len(result.ids), result.units)
     if filters.clauses():
-        caption += f" (of {result.total:,})"
+        caption += f" (of {result.total:,}{' summaries' if result.units is not None else ''})"
     caption_column, link_column = st.columns([5, 2], vertical_alignment="center")
     caption_column.markdown(f"**{md_escape(caption)}**")
     with link_column:

@@ -27,3 +27,6 @@ class Level(StrEnum):
 VERDICTS: tuple[str, ...] = tuple(v.value for v in Verdict)
 LEVELS: tuple[str, ...] = tuple(level.value for level in Level)
 GOLD = "gold"
+AMBIGUITY_FAMILY = "ambiguity_type"
+"""The tag family of ARM's ambiguity types (1 Wording, 2 Detail, 3 Causation, 4 Explicit, 5 the
+unnamed extra type): set by a model, a coder or an imported file, so it lives below all three."""

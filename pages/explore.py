@@ -13,7 +13,7 @@ import streamlit as st
 
 from components import explore_detail, explore_filters, explore_list, shell, urlstate
 from components.markdown import md_escape
-from faithlens import filters, querystate
+from faithlens import filter_options, querystate
 from faithlens.views import explore
 from faithlens.views.states import ExploreState
 
@@ -26,7 +26,7 @@ def main() -> None:
     st.title(f"Explore: {md_escape(ctx.dataset)}")
     state, notes = urlstate.read(urlstate.EXPLORE, ctx.dataset)
     options = explore_filters.load_options(ctx.db_path, ctx.version, ctx.dataset)
-    from_url, filter_notes = filters.check_against(state.filters, options)
+    from_url, filter_notes = filter_options.check_against(state.filters, options)
     notes += filter_notes
     warnings = st.container()
     chosen = explore_filters.panel(ctx.dataset, options, from_url)
@@ -47,6 +47,7 @@ def main() -> None:
     if loaded is not None:
         st.divider()
         explore_list.navigation(ctx, listing, loaded.summary.summary_id)
+        explore_list.matched_here(ctx, chosen, loaded.summary.summary_id)
         detail = explore_detail.show(ctx, loaded, detail, chosen.source)
     named = opened.named or detail.sentence is not None or detail.unit is not None
     urlstate.write(ExploreState(ctx.dataset, chosen, detail if named else replace(detail, summary=None)))

@@ -27,6 +27,8 @@ LAYERS: dict[str, int] = {
     "store": 1,
     "analysis": 2,
     "filters": 2,
+    "filter_options": 2,
+    "unit_filter": 2,
     "datasets": 3,
     "build": 4,
     "llm": 5,

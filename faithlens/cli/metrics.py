@@ -11,21 +11,9 @@ import argparse
 import json
 
 from faithlens.analysis import mapping
-from faithlens.analysis.thresholds import Thresholds
-from faithlens.cli.options import add_db, reading
+from faithlens.cli.options import add_db, reading, table, thresholds_option
 from faithlens.errors import FaithLensError
 from faithlens.vocab import GOLD, LEVELS
-
-
-def _thresholds(items: list[str]) -> Thresholds:
-    """Each repeated `--threshold SOURCE=NUMBER`, read as one `Thresholds`."""
-    values: dict[str, float] = {}
-    for item in items:
-        try:
-            values.update(Thresholds.parse(item))
-        except FaithLensError as exc:
-            raise FaithLensError(f"--{exc.message}", exc.hint) from None
-    return Thresholds.of(values)
 
 
 def _sources(text: str | None) -> list[str] | None:
@@ -37,27 +25,13 @@ def _sources(text: str | None) -> list[str] | None:
     return names
 
 
-def _table(rows: list[dict[str, object]]) -> str:
-    from faithlens.views import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
-
-    columns = list(rows[0]) if rows else list(compare.JSON_KEYS)
-    cells = [
-        [("" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])) for c in columns]
-        for row in rows
-    ]
-    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(columns)]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(columns, widths, strict=True))]
-    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
-    return "\n".join(lines)
-
-
 def _run(args: argparse.Namespace) -> int:
     from faithlens.views import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
 
     if args.level not in LEVELS:
         raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
     chosen_mapping = mapping.Mapping.parse(args.mapping)
-    thresholds = _thresholds(args.threshold or [])
+    thresholds = thresholds_option(args.threshold or [])
     with reading(args.db) as conn, conn.cursor() as cur:
         result = compare.compare(
             cur,
@@ -70,7 +44,7 @@ def _run(args: argparse.Namespace) -> int:
             by_topic=args.by_topic,
         )
     rows = result.json_rows(with_group=args.by_topic)
-    print(json.dumps(rows, indent=2) if args.json else _table(rows))
+    print(json.dumps(rows, indent=2) if args.json else table(rows, compare.JSON_KEYS))
     return 0
 
 

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 import duckdb
 
 from faithlens import config, store
+from faithlens.analysis.thresholds import Thresholds
+from faithlens.errors import FaithLensError
 
 
 def add_db(parser: argparse.ArgumentParser) -> None:
@@ -23,3 +25,27 @@ def reading(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
         if opened.note:
             print(f"note: {opened.note}", file=sys.stderr)
         yield opened.conn
+
+
+def thresholds_option(items: list[str]) -> Thresholds:
+    """Each repeated `--threshold SOURCE=NUMBER`, read as one `Thresholds`."""
+    values: dict[str, float] = {}
+    for item in items:
+        try:
+            values.update(Thresholds.parse(item))
+        except FaithLensError as exc:
+            raise FaithLensError(f"--{exc.message}", exc.hint) from None
+    return Thresholds.of(values)
+
+
+def table(rows: list[dict[str, object]], columns: tuple[str, ...]) -> str:
+    """Rows as aligned text columns (floats to 3 significant digits, None blank); `columns` when empty."""
+    names = list(rows[0]) if rows else list(columns)
+    cells = [
+        [("" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])) for c in names]
+        for row in rows
+    ]
+    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(names)]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(names, widths, strict=True))]
+    lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
+    return "\n".join(lines)

@@ -1,11 +1,13 @@
 """The canonical format for users' own data (documented in README.md), as JSON Lines.
 
 One summary per line: `document_id`, `summary_id`, `sentences` (objects with `text` and optional
-`label`, `explanation`, `error_types`) are required; `document` (source text), `model`, `split`,
-`topic`, `claims` (same shape as sentences) and a summary `label` are optional. Labels use the
-shared vocabulary and become the dataset's `gold` label source. Any other field is refused, so a
-misspelt `lable` cannot import as "no labels". `canonical_csv` reads the same content from a CSV
-into the same `Summary` records; `build` turns either into a Bundle.
+`label`, `explanation`, `error_types`, `ambiguity_types`) are required; `document` (source text),
+`model`, `split`, `topic`, `claims` (same shape as sentences) and a summary `label` are optional.
+Labels use the shared vocabulary and become the dataset's `gold` label source; error types and
+ambiguity types (ARM's 1-5, though any strings are kept) become `gold` tags of the unit, of
+families `error_type` and `ambiguity_type`. Any other field is refused, so a misspelt `lable`
+cannot import as "no labels". `canonical_csv` reads the same content from a CSV into the same
+`Summary` records; `build` turns either into a Bundle.
 """
 
 from __future__ import annotations
@@ -17,12 +19,12 @@ from typing import Any
 from faithlens.datasets.bundle import Bundle
 from faithlens.datasets.readers import read_jsonl, refuse_unknown, require
 from faithlens.errors import InputError
-from faithlens.vocab import GOLD, VERDICTS
+from faithlens.vocab import AMBIGUITY_FAMILY, GOLD, VERDICTS
 
 FORMAT = "canonical"
 EXPECTED = "a summary object {document_id, summary_id, sentences: [{text, label?, ...}], ...}"
 SUMMARY_FIELDS = ("document_id", "summary_id", "sentences", "document", "model", "split", "topic", "claims", "label")
-UNIT_FIELDS = ("text", "label", "explanation", "error_types")
+UNIT_FIELDS = ("text", "label", "explanation", "error_types", "ambiguity_types")
 NO_TEXT = "No source text was given for this document in the imported file (field or column `document`)."
 
 
@@ -34,6 +36,7 @@ class Unit:
     label: str | None = None
     explanation: str | None = None
     error_types: tuple[str, ...] = ()
+    ambiguity_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def _json_summary(name: str, where: str, record: dict[str, Any]) -> Summary:
         field: nonempty(name, where, f"field {field!r}", require(name, where, record, field, str, what), what)
         for field, what in (("document_id", "a document id"), ("summary_id", "a summary id"))
     }
-    sentences = require(name, where, record, "sentences", list, "a list of {text, label?, explanation?, error_types?}")
+    sentences = require(name, where, record, "sentences", list, "a list of {text, label?, explanation?, ...}")
     if not sentences:
         raise InputError(name, where, "field 'sentences' is an empty list; expected at least one sentence")
     claims = record.get("claims", [])
@@ -107,9 +110,6 @@ def _json_unit(name: str, where: str, item: Any) -> Unit:
         raise InputError(name, where, f"found a JSON {type(item).__name__}; expected an object {{text, label?, ...}}")
     refuse_unknown(name, where, item, UNIT_FIELDS, "field")
     text = require(name, where, item, "text", str, "the sentence or claim text")
-    error_types = item.get("error_types", [])
-    if not isinstance(error_types, list) or not all(isinstance(value, str) for value in error_types):
-        raise InputError(name, where, "field 'error_types' should be a list of strings")
     return checked_unit(
         name,
         (where, "field 'text'"),
@@ -117,9 +117,18 @@ def _json_unit(name: str, where: str, item: Any) -> Unit:
             text=text,
             label=verdict(name, where, item.get("label")),
             explanation=_optional_str(name, where, item, "explanation"),
-            error_types=tuple(dict.fromkeys(error_types)),
+            error_types=_strings(name, where, item, "error_types"),
+            ambiguity_types=_strings(name, where, item, "ambiguity_types"),
         ),
     )
+
+
+def _strings(name: str, where: str, item: dict, field: str) -> tuple[str, ...]:
+    """An optional list of strings, repeats dropped (a tag is there or not)."""
+    values = item.get(field, [])
+    if not isinstance(values, list) or not all(isinstance(value, str) for value in values):
+        raise InputError(name, where, f"field {field!r} should be a list of strings")
+    return tuple(dict.fromkeys(values))
 
 
 def checked_unit(name: str, at: tuple[str, str], given: Unit) -> Unit:
@@ -148,7 +157,7 @@ def _document_texts(name: str, summaries: list[Summary]) -> dict[str, str | None
 
 
 def build(name: str, path: Path, dataset: str, summaries: list[Summary]) -> Bundle:
-    """The Bundle of checked summaries: documents, summaries, units, gold labels and error-type tags."""
+    """The Bundle of checked summaries: documents, summaries, units, gold labels, error- and ambiguity-type tags."""
     first: dict[str, str] = {}
     for summary in summaries:
         if summary.summary_id in first:
@@ -187,5 +196,7 @@ def _add_summary(bundle: Bundle, summary: Summary) -> None:
                 bundle.label(kind, target, unit.label, raw_value=unit.label, explanation=unit.explanation)
             for value in unit.error_types:
                 bundle.tag(kind, target, "error_type", value)
+            for value in unit.ambiguity_types:
+                bundle.tag(kind, target, AMBIGUITY_FAMILY, value)
     if summary.label is not None:
         bundle.label("summary", summary.summary_id, summary.label, raw_value=summary.label)

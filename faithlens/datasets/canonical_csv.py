@@ -1,8 +1,8 @@
 """The canonical format as CSV (documented in README.md): one row per summary sentence.
 
 Required columns `document_id, summary_id, sentence, label` (filled on every row, except that a
-`label` cell may be empty: an unlabelled sentence); optional `explanation`, `error_types`
-(`;`-separated, so the cell needs no CSV quoting), `model`, `split`, `topic`,
+`label` cell may be empty: an unlabelled sentence); optional `explanation`, `error_types` and
+`ambiguity_types` (`;`-separated, so the cell needs no CSV quoting), `model`, `split`, `topic`,
 `summary_label` and `document` (the source text). A summary's rows are consecutive and in sentence
 order, so there is no position to repeat; its summary-level cells may be filled on one row or
 repeated, but never disagree. Claims are JSON Lines only.
@@ -19,9 +19,10 @@ from faithlens.errors import InputError
 
 FORMAT = "canonical-csv"
 REQUIRED = ("document_id", "summary_id", "sentence", "label")
-OPTIONAL = ("explanation", "error_types", "model", "split", "topic", "summary_label", "document")
+OPTIONAL = ("explanation", "error_types", "ambiguity_types", "model", "split", "topic", "summary_label", "document")
 SUMMARY_COLUMNS = ("document_id", "model", "split", "topic", "summary_label", "document")
-ERROR_TYPE_SEPARATOR = ";"
+TYPES_SEPARATOR = ";"
+"""Splits an `error_types` or `ambiguity_types` cell."""
 
 Rows = list[tuple[int, dict[str, str]]]
 """CSV rows with their file line numbers."""
@@ -101,7 +102,8 @@ def _sentences(name: str, summary_id: str, rows: Rows) -> tuple[canonical.Unit, 
             text=row["sentence"],
             label=canonical.verdict(name, where, row["label"] or None),
             explanation=row.get("explanation") or None,
-            error_types=tuple(dict.fromkeys(_error_types(row.get("error_types", "")))),
+            error_types=_types(row.get("error_types", "")),
+            ambiguity_types=_types(row.get("ambiguity_types", "")),
         )
         units.append(canonical.checked_unit(name, (where, "column 'sentence'"), given))
         if given.text in first_line:
@@ -114,5 +116,6 @@ def _sentences(name: str, summary_id: str, rows: Rows) -> tuple[canonical.Unit, 
     return tuple(units)
 
 
-def _error_types(cell: str) -> list[str]:
-    return [part.strip() for part in cell.split(ERROR_TYPE_SEPARATOR) if part.strip()]
+def _types(cell: str) -> tuple[str, ...]:
+    """The cell's values, blanks and repeats dropped (a tag is there or not)."""
+    return tuple(dict.fromkeys(part.strip() for part in cell.split(TYPES_SEPARATOR) if part.strip()))

@@ -14,8 +14,8 @@ from __future__ import annotations
 from faithlens.llm import methods, records
 from faithlens.llm.signals import rewritten
 from faithlens.llm.targets import Target
+from faithlens.vocab import AMBIGUITY_FAMILY
 
-AMBIGUITY_FAMILY = "ambiguity_type"
 REWRITTEN, UNCHANGED = "rewritten", "unchanged"
 
 

@@ -21,12 +21,13 @@ PREVIEW_CHARS = 140
 class ListResult:
     """The filtered list: every matching summary id in list order, the first `MAX_LIST_ROWS` of
     them as full rows (tuples in the order of `columns`, named by the query), and the dataset's
-    summary count."""
+    summary count; with a unit filter, how many of those summaries' units it matched."""
 
     ids: tuple[str, ...]
     rows: list[tuple]
     total: int
     columns: tuple[str, ...]
+    units: int | None = None
 
 
 # One evaluation of the filters (`filtered`); the per-sentence counts, the costly part at scale,
@@ -87,7 +88,25 @@ def list_summaries(
     columns = tuple(column[0] for column in result.description)
     rows = result.fetchall()
     total = cur.execute("SELECT count(*) FROM summary WHERE dataset = ?", [dataset]).fetchone()[0]
-    return ListResult(ids=tuple(row[0] for row in rows), rows=rows[:max_rows], total=total, columns=columns)
+    units = _matched_units(cur, dataset, filters, where, params) if filters.unit.active else None
+    return ListResult(
+        ids=tuple(row[0] for row in rows), rows=rows[:max_rows], total=total, columns=columns, units=units
+    )
+
+
+def matched_positions(cur: duckdb.DuckDBPyConnection, dataset: str, filters: Filters, summary_id: str) -> list[int]:
+    """1-based positions of the summary's sentences or claims that the unit filter matches."""
+    matched, params = filters.unit.matched_sql(dataset)
+    sql = f"SELECT u.position + 1 FROM ({matched}) m JOIN unit u ON u.dataset = ? AND u.unit_id = m.target_id "
+    rows = cur.execute(sql + "WHERE m.summary_id = ? ORDER BY u.position", [*params, dataset, summary_id]).fetchall()
+    return [row[0] for row in rows]
+
+
+def _matched_units(cur: duckdb.DuckDBPyConnection, dataset: str, filters: Filters, where: str, params: list) -> int:
+    """The units the unit filter matches within the summaries every filter keeps."""
+    matched, matched_params = filters.unit.matched_sql(dataset)
+    sql = f"SELECT count(*) FROM ({matched}) WHERE summary_id IN (SELECT s.summary_id FROM summary s WHERE s.dataset = ? {where})"
+    return cur.execute(sql, [*matched_params, dataset, *params]).fetchone()[0]
 
 
 @dataclass(frozen=True)

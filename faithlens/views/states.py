@@ -119,3 +119,25 @@ class SessionsState:
     codebook: str | None = None
     pair: str | None = None
     filters: Filters = field(default_factory=Filters)
+
+
+ERRORS_BY = ("generator", "topic_type", "corpus", "split", "none")
+"""What the Errors page's distribution is broken down by ('none': all units together)."""
+
+
+@dataclass(frozen=True)
+class ErrorsState:
+    """The Errors page's URL state: the family (`error_type@sentence`, `verdict:gold@claim`), what the
+    distribution is broken down by and the denominator of its %, whose tags count, and the recall's
+    reference (`none`: every unit carrying the value), units (`single`: carrying one value only, as
+    TofuEval Figure 4; `any`), split and sources (empty: every source at the family's level)."""
+
+    dataset: str | None = None
+    family: str | None = None
+    by: str | None = param(choices=ERRORS_BY)
+    of: str = param("tagged", choices=("tagged", "all"))
+    tagged_by: str | None = None
+    reference: str | None = None
+    typed: str = param("single", choices=("single", "any"))
+    split: str | None = None
+    sources: tuple[str, ...] = ()

@@ -16,7 +16,8 @@ import pytest
 
 from faithlens import querystate
 from faithlens.errors import NotFoundError
-from faithlens.filters import Filters, check_against, filter_options
+from faithlens.filter_options import check_against, filter_options
+from faithlens.filters import Filters
 from faithlens.views import detail as explore_detail
 from faithlens.views import explore
 from faithlens.views.states import DetailState

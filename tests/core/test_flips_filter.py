@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import duckdb
 import pytest
 
-from faithlens import filters, store
+from faithlens import filter_options, store
 from faithlens.filters import Filters
 from faithlens.llm.runs import log
 from faithlens.llm.runs.log import ItemOutcome
@@ -75,12 +75,12 @@ def test_only_the_latest_event_of_an_item_counts(conn) -> None:
 
 def test_the_filter_is_offered_for_sources_with_repeats_and_checked_against_them(conn) -> None:
     summary_id = sorted(storysumm_records())[0]
-    assert filters.filter_options(conn, DATASET).flip_sources == ()
+    assert filter_options.filter_options(conn, DATASET).flip_sources == ()
     _run(conn, "summary", 1, {(summary_id, 0): ("ok", "faithful")})
-    assert filters.filter_options(conn, DATASET).flip_sources == (), "one repeat cannot flip"
+    assert filter_options.filter_options(conn, DATASET).flip_sources == (), "one repeat cannot flip"
     _run(conn, "summary", 3, {(summary_id, 0): ("ok", "faithful")})
-    options = filters.filter_options(conn, DATASET)
+    options = filter_options.filter_options(conn, DATASET)
     assert options.flip_sources == (SOURCE,)
-    assert filters.check_against(Filters(flips=SOURCE), options) == (Filters(flips=SOURCE), [])
-    kept, notes = filters.check_against(Filters(flips="llm/nothing"), options)
+    assert filter_options.check_against(Filters(flips=SOURCE), options) == (Filters(flips=SOURCE), [])
+    kept, notes = filter_options.check_against(Filters(flips="llm/nothing"), options)
     assert kept.flips is None and notes and "flips='llm/nothing'" in notes[0]

@@ -13,7 +13,8 @@ import pytest
 
 from faithlens import querystate
 from faithlens.build import ingest
-from faithlens.filters import Filters, check_against, filter_options
+from faithlens.filter_options import check_against, filter_options
+from faithlens.filters import Filters
 from faithlens.views import explore, overview
 from faithlens.views.states import ExploreState
 from tests import raw

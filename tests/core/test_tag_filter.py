@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import duckdb
 import pytest
 
-from faithlens import filters, querystate, store
+from faithlens import filter_options, querystate, store
 from faithlens.coding import events, sessions
 from faithlens.filters import Filters
 from tests.raw import storysumm_records
@@ -38,7 +38,7 @@ def test_coders_ambiguity_types_filter_explore(conn) -> None:
         events.save(conn, session, "ana", events.Submission(unit, (code,)))
 
     with conn.cursor() as cur:
-        options = filters.filter_options(cur, DATASET)
+        options = filter_options.filter_options(cur, DATASET)
     assert options.tags == ("ambiguity_type: 2", "ambiguity_type: 4")
 
     expected = {unit.split("#")[0] for unit, code in coded.items() if code == "2"}
@@ -53,14 +53,14 @@ def test_undone_tag_leaves_the_filter(conn) -> None:
     events.save(conn, session, "ana", events.Submission(session.units[0], ("1",)))
     events.undo(conn, session, "ana", session.units[0])
     with conn.cursor() as cur:
-        assert filters.filter_options(cur, DATASET).tags == ()
+        assert filter_options.filter_options(cur, DATASET).tags == ()
     assert _matching(conn, Filters(tags=("ambiguity_type: 1",))) == set()
 
 
 def test_unknown_tag_from_a_link_is_dropped_with_a_note(conn) -> None:
     with conn.cursor() as cur:
-        options = filters.filter_options(cur, DATASET)
-    checked, notes = filters.check_against(Filters(tags=("ambiguity_type: 9",)), options)
+        options = filter_options.filter_options(cur, DATASET)
+    checked, notes = filter_options.check_against(Filters(tags=("ambiguity_type: 9",)), options)
     assert checked.tags == ()
     assert notes == [
         querystate.ignored("tags", "ambiguity_type: 9", "no summary or unit of this dataset carries that tag")

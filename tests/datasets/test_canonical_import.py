@@ -1,4 +1,5 @@
-"""Users' own data in the canonical JSON Lines format lands whole in the model."""
+"""Users' own data in the canonical JSON Lines format lands whole in the model, ambiguity types
+included (as tags Explore's filter offers)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 
 import duckdb
 
+from faithlens import filter_options, store
 from faithlens.build import ingest
+from faithlens.vocab import AMBIGUITY_FAMILY
 
 LINES = [
     {
@@ -74,6 +77,69 @@ def test_canonical_lines_keep_every_field(db_copy: Path, tmp_path: Path) -> None
         ]
     finally:
         conn.close()
+
+
+AMBIGUOUS = [
+    {
+        "document_id": "story-2",
+        "summary_id": "sum-c",
+        "sentences": [
+            {"text": "Ann hesitated.", "label": "ambiguous", "ambiguity_types": ["1", "3", "1"]},
+            {"text": "Bob left.", "label": "unfaithful", "error_types": ["Contradiction"]},
+        ],
+        "claims": [{"text": "Ann was unsure.", "ambiguity_types": ["2"]}],
+    },
+    {"document_id": "story-2", "summary_id": "sum-d", "sentences": [{"text": "Bob stayed.", "ambiguity_types": []}]},
+]
+"""Ambiguity types on a sentence (one given twice) and a claim, beside an error type."""
+
+
+def _import_lines(db: Path, tmp_path: Path, lines: list[dict]) -> str:
+    path = tmp_path / "ambiguous.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    ingest.import_file(db, path, "canonical")
+    return path.stem
+
+
+def _given_tags(lines: list[dict], field: str) -> set[tuple[str, str, str]]:
+    """(level, unit id, value) of every value of `field` on a sentence or claim of `lines`."""
+    return {
+        (kind, f"{line['summary_id']}#{kind[0]}{position}", value)
+        for line in lines
+        for kind, key in (("sentence", "sentences"), ("claim", "claims"))
+        for position, unit in enumerate(line.get(key, []))
+        for value in unit.get(field, [])
+    }
+
+
+def test_ambiguity_types_become_tags_beside_error_types(db_copy: Path, tmp_path: Path) -> None:
+    dataset = _import_lines(db_copy, tmp_path, AMBIGUOUS)
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    try:
+        tags = conn.execute(
+            "SELECT kind, level, target_id, value, source FROM tag WHERE dataset = ? ORDER BY ALL", [dataset]
+        ).fetchall()
+    finally:
+        conn.close()
+    ambiguity = [row for row in tags if row[0] == AMBIGUITY_FAMILY]
+    expected = _given_tags(AMBIGUOUS, "ambiguity_types")
+    assert len(ambiguity) == len(expected), "one tag per distinct type of a unit"
+    assert {row[1:4] for row in ambiguity} == expected
+    assert {row[1:4] for row in tags if row[0] == "error_type"} == _given_tags(AMBIGUOUS, "error_types")
+    assert {row[4] for row in tags} == {"gold"}, "ambiguity types get the source error types get"
+
+
+def test_imported_ambiguity_types_are_offered_in_the_tags_filter(db_copy: Path, tmp_path: Path) -> None:
+    dataset = _import_lines(db_copy, tmp_path, AMBIGUOUS)
+    conn = store.connect(db_copy)
+    try:
+        with conn.cursor() as cur:
+            options = filter_options.filter_options(cur, dataset)
+    finally:
+        conn.close()
+    assert "ambiguity_type: 1" in options.tags
+    given = {value for _, _, value in _given_tags(AMBIGUOUS, "ambiguity_types")}
+    assert set(options.tags) == {f"{AMBIGUITY_FAMILY}: {value}" for value in given}
 
 
 def test_fables_books_carry_their_booklist_metadata(built_db: Path) -> None:

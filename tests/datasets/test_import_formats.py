@@ -3,6 +3,8 @@ the canonical format as CSV."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import zipfile
@@ -13,6 +15,7 @@ import pytest
 
 from faithlens import cli
 from faithlens.views import catalog
+from faithlens.vocab import AMBIGUITY_FAMILY
 from tests import raw
 
 FACTUAL = raw.DATA / "tofueval" / "factual_consistency"
@@ -149,3 +152,31 @@ def test_canonical_csv_format_reads_a_csv_under_any_extension(db_copy: Path, tmp
     path.write_text(CSV, encoding="utf-8")
     _import(db_copy, path, "--format", "canonical-csv", "--name", "from-sheet")
     assert _stats(db_copy)["from-sheet"]["sentences"] == CSV.count("\ns1-doc,")
+
+
+AMBIGUITY_CSV = (
+    "document_id,summary_id,sentence,label,error_types,ambiguity_types\n"
+    "d,s,Ann hesitated.,ambiguous,,1; 3;1\n"
+    "d,s,Bob left.,unfaithful,Contradiction,\n"
+    "d,s,Bob stayed.,,,2\n"
+)
+"""Ambiguity types split like error types: `;`-separated, spaces around them and repeats dropped."""
+
+
+def test_canonical_csv_ambiguity_types_become_tags(db_copy: Path, tmp_path: Path) -> None:
+    path = tmp_path / "ambiguous.csv"
+    path.write_text(AMBIGUITY_CSV, encoding="utf-8")
+    _import(db_copy, path, "--format", "canonical")
+    rows = list(csv.DictReader(io.StringIO(AMBIGUITY_CSV)))
+    expected = {
+        (f"{row['summary_id']}#s{position}", value.strip())
+        for position, row in enumerate(rows)
+        for value in row["ambiguity_types"].split(";")
+        if value.strip()
+    }
+    tags = _rows(db_copy, "SELECT level, target_id, kind, value, source FROM tag WHERE dataset = 'ambiguous'")
+    ambiguity = [row for row in tags if row[2] == AMBIGUITY_FAMILY]
+    assert len(ambiguity) == len(expected), "one tag per distinct type of a sentence"
+    assert {(target, value) for _, target, _, value, _ in ambiguity} == expected
+    assert {row[0] for row in ambiguity} == {"sentence"}
+    assert {row[4] for row in tags} == {"gold"}, "ambiguity types get the source error types get"

@@ -153,6 +153,21 @@ CANONICAL_CASES = {
         "line 2 sentence 1",
         "an explanation without a label",
     ),
+    "ambiguity types as one string": (
+        _canonical(lambda r: r["sentences"][0].update(ambiguity_types="1")),
+        "line 2 sentence 1",
+        "field 'ambiguity_types' should be a list of strings",
+    ),
+    "ambiguity types as numbers": (
+        _canonical(lambda r: r.update(claims=[{"text": "A claim.", "ambiguity_types": [1, 3]}])),
+        "line 2 claim 1",
+        "field 'ambiguity_types' should be a list of strings",
+    ),
+    "misspelt ambiguity types": (
+        _canonical(lambda r: r["sentences"][0].update(ambiguity_type=["1"])),
+        "line 2 sentence 1",
+        "unknown field 'ambiguity_type' (did you mean 'ambiguity_types'?)",
+    ),
 }
 
 
@@ -170,6 +185,11 @@ CSV_CASES = {
         "document_id,summary_id,sentence,lable\nd,s,x,faithful\n",
         "line 1",
         "unknown column 'lable' (did you mean 'label'?)",
+    ),
+    "misspelt ambiguity types column": (
+        "document_id,summary_id,sentence,label,ambiguity_type\nd,s,x,ambiguous,1\n",
+        "line 1",
+        "unknown column 'ambiguity_type' (did you mean 'ambiguity_types'?)",
     ),
     "missing column": ("document_id,summary_id,sentence\nd,s,x\n", "line 1", "missing column(s) label"),
     "column twice": (

@@ -15,7 +15,7 @@ import pytest
 
 from faithlens import config
 from faithlens.build import ingest
-from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records
+from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records, tofueval_rows
 
 PAGE = "pages/explore.py"
 DANIEL = "1e21553b47944b67bc2cdf67860d8e15"
@@ -320,3 +320,52 @@ def test_a_filter_change_that_excludes_the_open_summary_opens_the_first_match(ap
     first = at.dataframe[0].value["summary"].iloc[0]
     assert records[first]["split"] == "test" and at.subheader[0].value.endswith(first)
     assert dict(at.query_params) == {"dataset": "storysumm", "split": "test"}
+
+
+def test_a_unit_filter_link_counts_its_units_and_can_be_dropped(app_test) -> None:
+    rows = [r for r in tofueval_rows() if "Contradiction" in r["type"] and r["model_name"] == "model_A"]
+    summaries = {(r["doc_id"], r["topic"], r["model_name"]) for r in rows}
+    at = app_test(
+        PAGE,
+        dataset="tofueval",
+        generator="model_A",
+        unit_level="sentence",
+        unit_tags="error_type: Contradiction",
+        unit_labels="gold: unfaithful",
+    )
+    at.run()
+    clean(at)
+    assert caption(at).startswith(
+        f"**{len(rows)} sentences of {len(summaries)} summaries where generator is model\\_A and a sentence carries "
+        "error\\_type: Contradiction and gold labels it unfaithful"
+    )
+    opened = at.subheader[0].value.replace("\\", "")  # "model_A · <doc> / model_A / <topic>"
+    doc, model, topic = next(
+        (r["doc_id"], r["model_name"], r["topic"])
+        for r in rows
+        if opened.endswith(f"{r['doc_id']} / model_A / {r['topic']}")
+    )
+    positions = sorted(
+        int(r["sent_idx"]) for r in rows if (r["doc_id"], r["model_name"], r["topic"]) == (doc, model, topic)
+    )
+    named = ", ".join(f"sentence {p}" for p in positions)
+    assert f"The unit filter matches {named} of this summary." in [c.value.replace("\\", "") for c in at.caption]
+    box = at.checkbox(key=key("tofueval", "f.unit"))
+    assert box.value and "Contradiction" in box.label
+    box.uncheck().run()
+    clean(at)
+    assert "unit_tags" not in at.query_params and at.query_params["generator"] == "model_A"
+    assert caption(at).startswith("**")
+    assert "sentences of" not in caption(at)
+
+
+def test_corpus_and_all_of_tags_are_widgets_bound_to_the_url(app_test) -> None:
+    paths = sorted((DATA / "tofueval" / "factual_consistency").glob("meetingbank_*.csv"))
+    expected = {(r["doc_id"], r["topic"], r["model_name"]) for r in tofueval_rows(paths)}
+    at = app_test(PAGE, dataset="tofueval", corpus="meetingbank")
+    at.run()
+    clean(at)
+    assert at.selectbox(key=key("tofueval", "f.corpus")).value == "meetingbank"
+    assert caption(at).startswith(f"**{len(expected)} summaries where the corpus is meetingbank")
+    at.selectbox(key=key("tofueval", "f.corpus")).set_value("mediasum").run()
+    assert at.query_params["corpus"] == "mediasum"
