@@ -33,7 +33,20 @@ VERDICT_COLOURS = {
     "ambiguous": "#8e6bb8",
     "n/a": "#c9ced6",
 }
-SERIES_COLOURS = ("#1f5f8b", "#6fa8d6", "#b5542d", "#e8a27c", "#4a7f3b", "#a3c98f")
+SERIES_COLOURS = (
+    "#1f5f8b",
+    "#6fa8d6",
+    "#b5542d",
+    "#e8a27c",
+    "#4a7f3b",
+    "#a3c98f",
+    "#6d4c8d",
+    "#b9a3d0",
+    "#8c6d1f",
+    "#d9c27a",
+    "#2f7f7a",
+    "#93c9c4",
+)
 _CONFIG = {"displaylogo": False}
 MAX_FULL_TABLE_ROWS = 30
 _LAYOUT = {
@@ -143,7 +156,7 @@ _MATRIX_STYLE = (
 )
 
 
-def _blue(share: float) -> tuple[str, str]:
+def blue(share: float) -> tuple[str, str]:
     """Background and text colour for a cell holding `share` percent of its row."""
     step = min(len(_BLUES) - 1, max(0, round(share / 100 * (len(_BLUES) - 1))))
     return _BLUES[step], "#ffffff" if step >= 5 else "#1b1f24"
@@ -168,7 +181,7 @@ def matrix_html(
         cells = []
         for n in line:
             share = 100.0 * n / total if total else 0.0
-            background, colour = _blue(share)
+            background, colour = blue(share)
             cells.append(
                 f'<td style="background:{background};color:{colour}">'
                 f'<span class="fl-cm-count">{n:,}</span><br>{share:.0f}% of row</td>'
@@ -211,13 +224,18 @@ def _frame(table: Table) -> pd.DataFrame:
     return frame
 
 
+def plot(figure: BarFigure | ScoreFigure, cache_key: tuple[str, ...]) -> None:
+    """The figure's chart, built once per `cache_key` and `figure.key` (which must name its choices)."""
+    st.plotly_chart(_cached_chart(figure, cache_key, figure.key), key=f"chart_{figure.key}", config=_CONFIG)
+
+
 def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[str, ...]) -> None:
     """Title, chart, caption line, table and its CSV download for one figure.
 
     `cache_key` (db path, data version, dataset) identifies the data the figure was computed from.
     """
     st.subheader(md_escape(figure.title))
-    st.plotly_chart(_cached_chart(figure, cache_key, figure.key), key=f"chart_{figure.key}", config=_CONFIG)
+    plot(figure, cache_key)
     st.caption(md_escape(figure.caption))
     table = figure.table
     st.dataframe(_frame(table), hide_index=True, height=_table_height(len(table)), placeholder="")

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -31,6 +33,7 @@ from faithlens import querystate
 from faithlens.views.states import (
     CodeState,
     CompareState,
+    ErrorsState,
     ExploreState,
     OverviewState,
     RewriteState,
@@ -64,7 +67,8 @@ REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:",
 CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
 SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
-PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, CODE, SESSIONS, REWRITE, RUNS)
+ERRORS = Page("errors", "pages/errors.py", "Errors", ":material/bug_report:", ErrorsState)
+PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS)
 """In navigation order."""
 
 
@@ -148,6 +152,15 @@ def write(state: object) -> None:
     if params() != normalised:
         st.query_params.from_dict(wanted)
     st.session_state[_SEEN] = normalised
+
+
+def href(page: Page, state: object) -> str:
+    """A relative URL opening `page` showing `state`, for an `<a href>` in `st.html` markup (escape it
+    there like any text). It always starts with the page's own path, so it can carry no scheme."""
+    if not isinstance(state, page.state):
+        raise TypeError(f"{page.title} links take a {page.state.__name__}, not {type(state).__name__}")
+    path = "/" if page.script == "app.py" else "/" + Path(page.script).stem
+    return path + "?" + urlencode(querystate.encode(state), doseq=True)
 
 
 def link(page: Page, state: object) -> dict[str, Any]:
