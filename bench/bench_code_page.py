@@ -19,9 +19,8 @@ from pathlib import Path
 
 from bench.measure import Measure, environment, median_ms
 from bench.synthetic import DATASET as SYNTHETIC
-from bench.synthetic import build_synthetic_db
+from bench.synthetic import bundled_and_synthetic
 from faithlens import config, store
-from faithlens.build import ingest
 from faithlens.coding import events, sessions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -84,9 +83,7 @@ def _timed_save(at) -> float:
 def run() -> list[Measure]:
     out = []
     with tempfile.TemporaryDirectory() as folder:
-        bundled = Path(folder) / "bundled.duckdb"
-        ingest.ingest(bundled, ROOT / "data")
-        synthetic = build_synthetic_db(Path(folder) / "synthetic.duckdb", scale=100)
+        bundled, synthetic = bundled_and_synthetic(folder)
         for label, db, dataset, units, coded in (
             ("bundled", bundled, "storysumm", None, 300),
             ("100x", synthetic, SYNTHETIC, 10_000, 5_000),

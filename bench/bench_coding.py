@@ -18,12 +18,10 @@ import tempfile
 from pathlib import Path
 
 from bench.measure import Measure, median_ms
-from bench.synthetic import DATASET, build_synthetic_db
+from bench.synthetic import DATASET, bundled_and_synthetic
 from faithlens import store
-from faithlens.build import ingest
 from faithlens.coding import events, report, sessions
 
-ROOT = Path(__file__).resolve().parent.parent
 SAVES = 25
 CODERS = ("ana", "ben", "cai", "dee", "eli")
 UNITS = 10_000
@@ -77,9 +75,7 @@ def _agreement_ms(db: Path) -> tuple[float, int]:
 
 def run() -> list[Measure]:
     with tempfile.TemporaryDirectory() as folder:
-        bundled = Path(folder) / "bundled.duckdb"
-        ingest.ingest(bundled, ROOT / "data")
-        synthetic = build_synthetic_db(Path(folder) / "synthetic.duckdb", scale=100)
+        bundled, synthetic = bundled_and_synthetic(folder)
         shutil.copy(synthetic, Path(folder) / "synthetic-agreement.duckdb")
         save_bundled = _save_ms(bundled, "storysumm", "bench-save")
         save_synthetic = _save_ms(synthetic, DATASET, "bench-save")

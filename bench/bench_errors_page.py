@@ -25,10 +25,9 @@ from pathlib import Path
 
 from bench.measure import Measure, environment, median_ms
 from bench.synthetic import DATASET as SYNTHETIC
-from bench.synthetic import build_synthetic_db
+from bench.synthetic import bundled_and_synthetic
 from faithlens import config, store
 from faithlens.analysis import tally
-from faithlens.build import ingest
 from faithlens.views import error_links, errors, explore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,9 +137,7 @@ def _explore_from_cells(db: Path) -> list[Measure]:
 def run() -> list[Measure]:
     out = []
     with tempfile.TemporaryDirectory() as folder:
-        bundled = Path(folder) / "bundled.duckdb"
-        ingest.ingest(bundled, ROOT / "data")
-        synthetic = build_synthetic_db(Path(folder) / "synthetic.duckdb", scale=100)
+        bundled, synthetic = bundled_and_synthetic(folder)
         for label, dataset, params, family, sources in CASES:
             family = family or params["family"]
             db, budget = (synthetic, BUDGET_100X_MS) if label == "100x" else (bundled, BUDGET_MS)

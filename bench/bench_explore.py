@@ -15,9 +15,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.measure import Measure, median_ms
-from bench.synthetic import build_synthetic_db
+from bench.synthetic import bundled_and_synthetic
 from faithlens import config, querystate, store
-from faithlens.build import alignment, ingest
+from faithlens.build import alignment
 from faithlens.filters import Filters
 from faithlens.views import detail as explore_detail
 from faithlens.views import explore
@@ -124,9 +124,7 @@ def _new_search(at: object, index: int) -> None:
 
 def run() -> list[Measure]:
     with tempfile.TemporaryDirectory() as folder:
-        bundled = Path(folder) / "bundled.duckdb"
-        ingest.ingest(bundled, config.data_dir())
-        synthetic = build_synthetic_db(Path(folder) / "synthetic.duckdb", scale=100)
+        bundled, synthetic = bundled_and_synthetic(folder)
         measures = [
             Measure(
                 "explore: alignment precompute per summary (bundled data with text)",

@@ -151,3 +151,13 @@ def build_synthetic_db(path: Path | str, scale: int = 100) -> Path:
     finally:
         conn.close()
     return path
+
+
+def bundled_and_synthetic(folder: Path | str) -> tuple[Path, Path]:
+    """The bundled data ingested into `folder`/bundled.duckdb and the 100x synthetic database beside it."""
+    from faithlens import config
+    from faithlens.build import ingest
+
+    bundled = Path(folder) / "bundled.duckdb"
+    ingest.ingest(bundled, config.data_dir())
+    return bundled, build_synthetic_db(Path(folder) / "synthetic.duckdb", scale=100)

@@ -16,8 +16,6 @@ from faithlens.unit_filter import level_noun
 from faithlens.views import error_links, errors
 from faithlens.views.errors import ALL_GROUPS, Distribution, Recall
 
-GROUP_WORDS = {"generator": "generator", "topic_type": "topic type", "corpus": "corpus", "split": "split"}
-
 
 def _download(label: str, table: Table, file_name: str, key: str) -> None:
     st.download_button(
@@ -57,10 +55,10 @@ def distribution(ctx: shell.PageContext, shown: Distribution) -> None:
         tagged, units = totals[group]
         return f"{name} ({tagged:,} of {units:,})"
 
-    by = GROUP_WORDS.get(shown.by or "", "")
+    units = level_noun(family.level)
     note = (
-        f"Columns: {by + ' (' if by else ''}units carrying any value of {family.name} of all {level_noun(family.level)}"
-        f"{')' if by else ''}. {shown.how()} Each count opens those units in Explore."
+        f"Each column heading: the group, then how many of its {units} carry any value of {family.name}, of all "
+        f"its {units}. {shown.how()} Each count opens those {units} in Explore."
     )
     st.html(heatmap_html(shown.values, shown.groups, cell, family.name, note, column_name=column_name))
     table = Table.from_records(("family", "value", "group", "units", "pct"), (r.as_json() for r in shown.rows))

@@ -35,6 +35,12 @@ CLEARED = {
     "unit": False,
 }
 """Each filter widget's 'no filter' value."""
+HELP = {
+    "error_types": "Tags on the summary's sentences or claims (any tag source).",
+    "tags": "Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
+    "a custom codebook's codes): summaries carrying any (or all) of those chosen.",
+}
+"""The help of the any-of / all-of multiselects."""
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -133,19 +139,9 @@ def _label_filters(dataset: str, options: FilterOptions, initial: Filters, sourc
     return {"label": label, "disagree_with": disagree}
 
 
-def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
-    """Draw the label source and the filters above the list; return what they say now."""
-    grid = _Grid(per_row=5)
-    with grid.cell():
-        source = label_source(dataset, options, initial.source)
+def _tag_filters(dataset: str, options: FilterOptions, initial: Filters, grid: _Grid) -> dict:
+    """The flips filter, the tags (any / all of them) and a unit filter a link carried, where they apply."""
     chosen: dict[str, object] = {}
-    for name, label, option_field in SINGLES:
-        values = getattr(options, option_field)
-        chosen[name] = None
-        if values:
-            with grid.cell():
-                chosen[name] = _select(dataset, name, label, values, getattr(initial, name))
-    chosen.update(_label_filters(dataset, options, initial, source, grid))
     chosen["flips"] = None
     if options.flip_sources:
         with grid.cell():
@@ -162,14 +158,38 @@ def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
     chosen["tags"], chosen["tag_match"] = (), "any"
     if options.tags:
         with grid.cell():
-            chosen["tags"], chosen["tag_match"] = _tags(dataset, options, initial)
+            chosen["tags"], chosen["tag_match"] = _any_or_all(
+                dataset, ("tags", "tag_match"), "Tags", options.tags, (initial.tags, initial.tag_match), (st, st)
+            )
     chosen["unit"] = _unit(dataset, initial.unit)
+    return chosen
+
+
+def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
+    """Draw the label source and the filters above the list; return what they say now."""
+    grid = _Grid(per_row=5)
+    with grid.cell():
+        source = label_source(dataset, options, initial.source)
+    chosen: dict[str, object] = {}
+    for name, label, option_field in SINGLES:
+        values = getattr(options, option_field)
+        chosen[name] = None
+        if values:
+            with grid.cell():
+                chosen[name] = _select(dataset, name, label, values, getattr(initial, name))
+    chosen.update(_label_filters(dataset, options, initial, source, grid))
+    chosen.update(_tag_filters(dataset, options, initial, grid))
     if options.error_types:
         types_column, match_column, search_column, clear_column = st.columns(
             [3, 1.2, 4, 1.3], vertical_alignment="bottom"
         )
-        chosen["error_types"], chosen["error_match"] = _error_types(
-            dataset, options, initial, types_column, match_column
+        chosen["error_types"], chosen["error_match"] = _any_or_all(
+            dataset,
+            ("error_types", "error_match"),
+            "Error types",
+            options.error_types,
+            (initial.error_types, initial.error_match),
+            (types_column, match_column),
         )
     else:
         search_column, clear_column = st.columns([4, 1], vertical_alignment="bottom")
@@ -200,24 +220,32 @@ def _clear(dataset: str) -> None:
             st.session_state[key] = value
 
 
-def _tags(dataset: str, options: FilterOptions, initial: Filters) -> tuple[tuple[str, ...], str]:
-    wanted = [t for t in initial.tags if t in options.tags]
-    chosen = st.multiselect(
-        "Tags",
-        options.tags,
-        key=urlstate.bind(_key(dataset, "tags"), wanted, options.tags),
+def _any_or_all(
+    dataset: str,
+    names: tuple[str, str],
+    label: str,
+    values: tuple[str, ...],
+    initial: tuple[tuple[str, ...], str],
+    places,
+) -> tuple[tuple[str, ...], str]:
+    """A multiselect of `values` and an any-of / all-of choice (Filters fields `names`), drawn in
+    `places` (the multiselect's container, the choice's)."""
+    chosen_place, match_place = places
+    wanted = [value for value in initial[0] if value in values]
+    chosen = chosen_place.multiselect(
+        label,
+        values,
+        key=urlstate.bind(_key(dataset, names[0]), wanted, values),
         placeholder="(any)",
-        help="Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
-        "a custom codebook's codes): summaries carrying any (or all) of those chosen.",
+        help=HELP[names[0]],
     )
-    match = st.radio(
+    match = match_place.radio(
         "Summaries with",
         MATCH_MODES,
-        key=urlstate.bind(_key(dataset, "tag_match"), initial.tag_match, MATCH_MODES),
-        format_func=lambda v: "any of the tags" if v == "any" else "all of the tags",
+        key=urlstate.bind(_key(dataset, names[1]), initial[1], MATCH_MODES),
+        format_func=lambda v: "any of them" if v == "any" else "all of them",
         disabled=len(chosen) < 2,
         horizontal=True,
-        label_visibility="collapsed",
     )
     return tuple(chosen), match
 
@@ -233,24 +261,3 @@ def _unit(dataset: str, initial: UnitFilter) -> UnitFilter:
         "the same unit, and the caption above counts those units. Untick to drop it.",
     )
     return initial if kept else UnitFilter()
-
-
-def _error_types(
-    dataset: str, options: FilterOptions, initial: Filters, types_column, match_column
-) -> tuple[tuple[str, ...], str]:
-    wanted = [t for t in initial.error_types if t in options.error_types]
-    chosen = types_column.multiselect(
-        "Error types",
-        options.error_types,
-        key=urlstate.bind(_key(dataset, "error_types"), wanted, options.error_types),
-        placeholder="(any)",
-        help="Tags on the summary's sentences or claims (any tag source).",
-    )
-    match = match_column.radio(
-        "Summaries with",
-        MATCH_MODES,
-        key=urlstate.bind(_key(dataset, "error_match"), initial.error_match, MATCH_MODES),
-        format_func=lambda v: "any of them" if v == "any" else "all of them",
-        disabled=len(chosen) < 2,
-    )
-    return tuple(chosen), match

@@ -88,6 +88,19 @@ def guard() -> Iterator[None]:
         st.stop()
 
 
+@contextmanager
+def link_state(page: urlstate.Page, dataset: str) -> Iterator[tuple[object, list[str]]]:
+    """The page's URL state and the notes on link values it could not use, to which the page adds its
+    own; the notes are shown at the top of what the block draws when it ends, even by `st.stop()`."""
+    wanted, notes = urlstate.read(page, dataset)
+    warnings = st.container()
+    try:
+        yield wanted, notes
+    finally:
+        for note in notes:
+            warnings.warning(md_escape(note), icon=":material/link_off:")
+
+
 def _choose_dataset(datasets: list[DatasetInfo]) -> str | None:
     """The dataset the URL names (else the richest), unless the user has picked another since."""
     names = [d.name for d in datasets]

@@ -16,7 +16,6 @@ from dataclasses import replace
 import streamlit as st
 
 from components import compare_controls, compare_data, compare_sections, shell, urlstate
-from components.markdown import md_escape
 from faithlens.views.compare import ALL
 from faithlens.views.states import CompareState
 
@@ -31,13 +30,8 @@ def main() -> None:
     )
     if ctx.dataset is None:
         st.stop()
-    wanted, notes = urlstate.read(urlstate.COMPARE, ctx.dataset)
-    warnings = st.container()
-    try:
+    with shell.link_state(urlstate.COMPARE, ctx.dataset) as (wanted, notes):
         _sections(wanted, notes)
-    finally:
-        for note in notes:
-            warnings.warning(md_escape(note), icon=":material/link_off:")
 
 
 def _sections(wanted: CompareState, notes: list[str]) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import streamlit as st
 
 from components import errors_controls, errors_data, errors_sections, shell, urlstate
-from components.markdown import md_escape
 
 ctx = shell.page_setup(urlstate.ERRORS)
 
@@ -26,13 +25,8 @@ def main() -> None:
     )
     if ctx.dataset is None:
         st.stop()
-    wanted, notes = urlstate.read(urlstate.ERRORS, ctx.dataset)
-    warnings = st.container()
-    try:
+    with shell.link_state(urlstate.ERRORS, ctx.dataset) as (wanted, notes):
         _sections(wanted, notes)
-    finally:
-        for note in notes:
-            warnings.warning(md_escape(note), icon=":material/link_off:")
 
 
 def _sections(wanted, notes: list[str]) -> None:

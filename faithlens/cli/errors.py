@@ -16,7 +16,7 @@ import json
 from faithlens.analysis import mapping
 from faithlens.analysis.tag_stats import DIMENSIONS
 from faithlens.analysis.thresholds import ALL
-from faithlens.cli.options import add_db, reading, table, thresholds_option
+from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.vocab import LEVELS
 
 
@@ -113,8 +113,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
         help="single: only units carrying one value of the family (TofuEval Figure 4); any: every unit carrying it",
     )
     parser.add_argument("--split", default=ALL, help="count recall on this split (default: all)")
-    parser.add_argument("--mapping", help=f"in-between labels to binary (default: {mapping.DEFAULT})")
-    parser.add_argument("--threshold", action="append", metavar="SOURCE=NUMBER", help="a score source's threshold")
+    add_mapping_and_thresholds(parser)
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_db(parser)
     parser.set_defaults(run=_run)

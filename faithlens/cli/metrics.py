@@ -11,7 +11,7 @@ import argparse
 import json
 
 from faithlens.analysis import mapping
-from faithlens.cli.options import add_db, reading, table, thresholds_option
+from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.errors import FaithLensError
 from faithlens.vocab import GOLD, LEVELS
 
@@ -62,17 +62,7 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", required=True, help=f"one of {', '.join(LEVELS)}")
     parser.add_argument("--reference", default=GOLD, help="label source on the rows (default: gold)")
     parser.add_argument("--sources", help="comma-separated sources to compare (default: every other source)")
-    parser.add_argument(
-        "--mapping",
-        help="in-between labels to binary, e.g. partial=exclude,unverifiable=exclude,ambiguous=exclude "
-        f"(default: {mapping.DEFAULT}); each takes unfaithful, faithful or exclude",
-    )
-    parser.add_argument(
-        "--threshold",
-        action="append",
-        metavar="SOURCE=NUMBER",
-        help="use this threshold for a score source instead of tuning it on val/dev (repeatable)",
-    )
+    add_mapping_and_thresholds(parser)
     parser.add_argument("--by-topic", action="store_true", help="add rows per topic type and corpus (TofuEval)")
     parser.add_argument("--json", action="store_true", help="print the JSON list")
     add_db(parser)

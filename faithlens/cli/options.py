@@ -10,12 +10,28 @@ from contextlib import contextmanager
 import duckdb
 
 from faithlens import config, store
+from faithlens.analysis.mapping import DEFAULT
 from faithlens.analysis.thresholds import Thresholds
 from faithlens.errors import FaithLensError
 
 
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="database file (default: $FAITHLENS_DB or data/faithlens.duckdb)")
+
+
+def add_mapping_and_thresholds(parser: argparse.ArgumentParser) -> None:
+    """--mapping and --threshold, as `metrics` and `errors` read them (`Mapping.parse`, `thresholds_option`)."""
+    parser.add_argument(
+        "--mapping",
+        help="in-between labels to binary, e.g. partial=exclude,unverifiable=exclude,ambiguous=exclude "
+        f"(default: {DEFAULT}); each takes unfaithful, faithful or exclude",
+    )
+    parser.add_argument(
+        "--threshold",
+        action="append",
+        metavar="SOURCE=NUMBER",
+        help="use this threshold for a score source instead of tuning it on val/dev (repeatable)",
+    )
 
 
 @contextmanager

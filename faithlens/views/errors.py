@@ -63,7 +63,6 @@ class SpreadRow:
     group: str
     units: int
     pct: float | None
-    denominator: int
 
     def as_json(self) -> dict[str, object]:
         pct = None if self.pct is None else round(self.pct, 2)
@@ -96,10 +95,6 @@ class Distribution:
         return f"Each cell: the {unit} {carried}, and their % of {base}.{many if self.of == OF_TAGGED else ''}"
 
 
-def _ordered_groups(spread: tag_stats.Spread) -> tuple[str, ...]:
-    return (*spread.groups["group"].tolist(), ALL_GROUPS)
-
-
 def distribution(
     cur: duckdb.DuckDBPyConnection,
     dataset: str,
@@ -114,11 +109,9 @@ def distribution(
     if of not in DENOMINATORS:
         raise FaithLensError(f"unknown denominator {of!r}", f"use one of {', '.join(DENOMINATORS)}")
     spread = tag_stats.spread(cur, dataset, family, by, tagged_by)
-    groups = _ordered_groups(spread) if by else (ALL_GROUPS,)
-    totals = {g: (int(t), int(u)) for g, t, u in spread.groups.itertuples(index=False)}
+    groups = (*spread.groups["group"].tolist(), ALL_GROUPS) if by else (ALL_GROUPS,)
+    totals = {g: (int(t), int(u)) for g, t, u in spread.groups.itertuples(index=False)} if by else {}
     totals[ALL_GROUPS] = (int(spread.groups["tagged"].sum()), int(spread.groups["units"].sum()))
-    if by is None:
-        totals = {ALL_GROUPS: totals[ALL_GROUPS]}
     cells = spread.cells.groupby(["value", "group"])["units"].sum()
     overall = spread.cells.groupby("value")["units"].sum().sort_values(ascending=False, kind="stable")
     values = tuple(overall.index)
@@ -128,7 +121,7 @@ def distribution(
             units = int(overall[value]) if group == ALL_GROUPS else int(cells.get((value, group), 0))
             denominator = totals[group][0 if of == OF_TAGGED else 1]
             pct = 100.0 * units / denominator if denominator else None
-            rows.append(SpreadRow(family.name, value, group, units, pct, denominator))
+            rows.append(SpreadRow(family.name, value, group, units, pct))
     return Distribution(family, by, of, tagged_by, values, groups, tuple(rows), totals)
 
 

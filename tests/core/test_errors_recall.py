@@ -1,19 +1,6 @@
 """Recall per value (TofuEval Figure 4's protocol, StorySumm's % easy / % hard) on a small canonical
-import whose answers are worked out by hand (tests/core/hand_errors.py), and on StorySumm against
-Compare and the paper.
-
-The import: three summaries' sentences with gold labels and error types A and B; a coder (coding
-session `check`, coder ann) labels every sentence:
-
-    unit     gold         types  ann
-    s1#s0    unfaithful   A      unfaithful
-    s1#s1    unfaithful   A, B   faithful
-    s1#s2    faithful     -      faithful
-    s2#s0    unfaithful   B      unfaithful
-    s2#s1    unfaithful   A      faithful
-    s2#s2    partial      A      unfaithful
-    s3#s0    faithful     A      unfaithful
-"""
+import whose answers are worked out by hand from the table in tests/core/hand_errors.py, and on
+StorySumm against Compare and the paper."""
 
 from __future__ import annotations
 
