@@ -8,10 +8,9 @@ import tempfile
 from pathlib import Path
 from urllib.parse import urlencode
 
-import pandas as pd
 import streamlit as st
 
-from components import coding_adjudicate, coding_data, coding_report, shell, urlstate
+from components import coding_adjudicate, coding_data, coding_report, row_picker, shell, urlstate
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import exchange, modes, sessions
@@ -30,26 +29,11 @@ def key(dataset: str, *parts: object) -> str:
 def table(ctx: shell.PageContext, found: list[sessions.Session]) -> str | None:
     """The dataset's sessions, newest first; returns the session the user just chose (else None)."""
     rows = [coding.session_row(item, coding_data.progress(ctx.db_path, ctx.version, item.name)) for item in found]
-    widget = key(ctx.dataset, "table")
-    event = st.dataframe(
-        pd.DataFrame(rows),
-        key=widget,
-        on_select="rerun",
-        selection_mode="single-row",
-        hide_index=True,
-        width="stretch",
-        height="auto" if len(rows) <= 6 else 240,
-        column_config={
-            "coded": st.column_config.ProgressColumn("coded", min_value=0.0, max_value=1.0, format="percent"),
-            "coders": st.column_config.TextColumn(width="medium"),
-        },
-    )
-    chosen = tuple(event.selection.rows)
-    seen = widget + ".seen"
-    if chosen == st.session_state.get(seen, ()):
-        return None
-    st.session_state[seen] = chosen
-    return rows[chosen[0]]["session"] if chosen else None
+    columns = {
+        "coded": st.column_config.ProgressColumn("coded", min_value=0.0, max_value=1.0, format="percent"),
+        "coders": st.column_config.TextColumn(width="medium"),
+    }
+    return row_picker.chosen_row(rows, key(ctx.dataset, "table"), "session", columns)
 
 
 def _facts(found: sessions.Session, book: Codebook) -> None:

@@ -50,10 +50,9 @@ def recall_options(
 ) -> tuple[tuple[tally.SourceChoice, ...], tuple[str, ...], str | None]:
     """(sources recall can be counted for, the sources that can be the reference, the default reference)."""
     with shell.root_connection(db_path).cursor() as cur:
-        at_level = tally.available_sources(cur, dataset).get(family.level, {})
-        references = tuple(name for name, c in at_level.items() if c.mode == "label" and name != family.verdicts_of)
-        compared = tuple(errors.recall_sources(cur, dataset, family, None))
-        return compared, references, errors.default_reference(cur, dataset, family)
+        at_level = errors.sources_at(cur, dataset, family)
+        compared = tuple(errors.recall_sources(at_level, family, None))
+        return compared, errors.references(at_level, family), errors.default_reference(at_level, family)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

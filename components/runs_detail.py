@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import runs_data, runs_live, shell, urlstate
+from components import row_picker, runs_data, runs_live, shell, urlstate
 from components.markdown import md_escape
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
@@ -22,10 +22,7 @@ def _key(dataset: str, *parts: object) -> str:
 
 
 def table(ctx: shell.PageContext, found: list[log.RunSummary], alive: frozenset[int]) -> int | None:
-    """The runs of the dataset, newest first; returns the run the user just chose (else None).
-
-    The table hands back positions, turned into a run id at once (a selection is lost whenever the
-    data changes, streamlit#9505)."""
+    """The runs of the dataset, newest first; returns the run the user just chose (else None)."""
     st.subheader("Runs")
     if not found:
         st.info("No run of this dataset yet: make one with the form.", icon=":material/info:")
@@ -36,23 +33,8 @@ def table(ctx: shell.PageContext, found: list[log.RunSummary], alive: frozenset[
     ]
     if len(found) > MAX_LISTED:
         st.caption(f"The newest {MAX_LISTED} of {len(found):,} runs.")
-    key = _key(ctx.dataset, "table")
-    event = st.dataframe(
-        pd.DataFrame(rows),
-        key=key,
-        on_select="rerun",
-        selection_mode="single-row",
-        hide_index=True,
-        width="stretch",
-        height="auto" if len(rows) <= 6 else 240,
-        column_config={"units": st.column_config.TextColumn(width="medium")},
-    )
-    chosen = tuple(event.selection.rows)
-    seen_key = key + ".seen"
-    if chosen == st.session_state.get(seen_key, ()):
-        return None
-    st.session_state[seen_key] = chosen
-    return rows[chosen[0]]["run"] if chosen else None
+    units = {"units": st.column_config.TextColumn(width="medium")}
+    return row_picker.chosen_row(rows, _key(ctx.dataset, "table"), "run", units)
 
 
 def _go_on(db_path: str, dataset: str, run_id: int, retry_failed: bool, budget_key: str | None = None) -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from faithlens import config
 from faithlens.build import ingest
+from tests.apptest import clean
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
@@ -59,3 +60,18 @@ def app_test(apptest_db: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Call
     yield make
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+@pytest.fixture
+def open_page(app_test) -> Callable[..., object]:
+    """Factory: `open_page("pages/compare.py", dataset="storysumm")` -> the page entered from app.py with
+    `switch_page`, as in the app (so its links resolve), run once and checked clean."""
+
+    def make(script: str, **query_params: str | list[str]):
+        at = app_test("app.py", **query_params)
+        at.switch_page(script)
+        at.run()
+        clean(at)
+        return at
+
+    return make

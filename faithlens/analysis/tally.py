@@ -224,7 +224,7 @@ def _query(level: str, derived: bool, body: str, extra: str = "") -> str:
 # --- sources ----------------------------------------------------------------------------------------
 
 
-def _ensure_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
+def ensure_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
     names = [row[0] for row in cur.execute("SELECT name FROM dataset ORDER BY name").fetchall()]
     if dataset not in names:
         raise NotFoundError(f"no dataset named {dataset!r}", f"choose one of {', '.join(names) or '(none loaded)'}")
@@ -232,7 +232,7 @@ def _ensure_dataset(cur: duckdb.DuckDBPyConnection, dataset: str) -> None:
 
 def available_sources(cur: duckdb.DuckDBPyConnection, dataset: str) -> dict[str, dict[str, SourceChoice]]:
     """{level: {source: SourceChoice}} for every level where the dataset has labels (gold first)."""
-    _ensure_dataset(cur, dataset)
+    ensure_dataset(cur, dataset)
     rows = execute_named(cur, _SOURCES, {"dataset": dataset}).fetchall()
     by_level: dict[str, dict[str, SourceChoice]] = {level: {} for level in LEVELS}
     for source, level, has_value, has_score, kind, description in rows:

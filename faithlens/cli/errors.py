@@ -54,7 +54,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _recall(cur, args: argparse.Namespace, errors, family) -> dict[str, object]:
     if args.reference is None:
-        reference = errors.default_reference(cur, args.dataset, family)
+        reference = errors.default_reference(errors.sources_at(cur, args.dataset, family), family)
     else:
         reference = None if args.reference == errors.NO_REFERENCE else args.reference
     sources = None if args.recall_for == ["all"] else args.recall_for

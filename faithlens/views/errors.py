@@ -43,7 +43,7 @@ ALL_GROUPS = "all"
 
 def find_family(cur: duckdb.DuckDBPyConnection, dataset: str, name: str, level: str | None = None) -> Family:
     """The family `name` (a tag kind or `verdict:SOURCE`) at `level` (needed when it has several)."""
-    tally.available_sources(cur, dataset)  # names the datasets when this one is unknown
+    tally.ensure_dataset(cur, dataset)
     found = tag_stats.families(cur, dataset)
     matching = [f for f in found if f.name == name and (level is None or f.level == level)]
     if len(matching) == 1:
@@ -197,37 +197,41 @@ class Recall:
         )
 
 
+def sources_at(cur: duckdb.DuckDBPyConnection, dataset: str, family: Family) -> dict[str, tally.SourceChoice]:
+    """Every label source at the family's level, as Compare sees them (read once per recall)."""
+    return tally.available_sources(cur, dataset).get(family.level, {})
+
+
+def references(at_level: dict[str, tally.SourceChoice], family: Family) -> tuple[str, ...]:
+    """The sources that can be the reference: labels (not only scores), the verdict family's own source left out."""
+    return tuple(name for name, c in at_level.items() if c.mode == "label" and name != family.verdicts_of)
+
+
 def recall_sources(
-    cur: duckdb.DuckDBPyConnection, dataset: str, family: Family, reference: str | None
+    at_level: dict[str, tally.SourceChoice], family: Family, reference: str | None
 ) -> list[tally.SourceChoice]:
     """The sources with labels or scores at the family's level, the reference and the verdict family's own source left out."""
-    at_level = tally.available_sources(cur, dataset).get(family.level, {})
     skip = {reference, family.verdicts_of}
     return [c for c in at_level.values() if c.mode in ("label", "score") and c.name not in skip]
 
 
-def default_reference(cur: duckdb.DuckDBPyConnection, dataset: str, family: Family) -> str | None:
+def default_reference(at_level: dict[str, tally.SourceChoice], family: Family) -> str | None:
     """gold when it labels the family's level (and is not the family itself), else no reference."""
-    at_level = tally.available_sources(cur, dataset).get(family.level, {})
-    gold = at_level.get(GOLD)
-    return GOLD if gold is not None and gold.mode == "label" and family.verdicts_of != GOLD else None
+    return GOLD if GOLD in references(at_level, family) else None
 
 
-def _check_reference(cur: duckdb.DuckDBPyConnection, dataset: str, family: Family, reference: str | None) -> None:
-    if reference is None:
-        return
-    at_level = tally.available_sources(cur, dataset).get(family.level, {})
-    if reference not in at_level or at_level[reference].mode != "label":
-        names = ", ".join(n for n, c in at_level.items() if c.mode == "label") or "none"
+def _check_reference(dataset: str, at_level: dict, family: Family, reference: str | None) -> None:
+    if reference is not None and reference not in references(at_level, family):
+        names = ", ".join(references(at_level, family)) or "none"
         raise NotFoundError(
             f"{reference!r} gives no labels at the {family.level} level of {dataset}", f"reference: {names} or none"
         )
 
 
 def _pick(
-    cur: duckdb.DuckDBPyConnection, dataset: str, family: Family, reference: str | None, sources: list[str] | None
+    dataset: str, at_level: dict, family: Family, reference: str | None, sources: list[str] | None
 ) -> list[tally.SourceChoice]:
-    candidates = {c.name: c for c in recall_sources(cur, dataset, family, reference)}
+    candidates = {c.name: c for c in recall_sources(at_level, family, reference)}
     if sources is None:
         return list(candidates.values())
     unknown = [name for name in sources if name not in candidates]
@@ -240,10 +244,9 @@ def _pick(
 
 
 def _thresholds(
-    cur, dataset: str, family: Family, reference: str | None, scored: list[str], mapping: Mapping, given: dict
+    cur, dataset: str, family: Family, tuning: str | None, scored: list[str], mapping: Mapping, given: dict
 ) -> tuple[dict[str, Threshold], list[str]]:
-    """Each score source's threshold as Compare applies it (tuned against the reference, or gold)."""
-    tuning = reference or default_reference(cur, dataset, family)
+    """Each score source's threshold as Compare applies it (tuned against `tuning`: the reference, or gold)."""
     found, notes = {}, []
     for name in scored:
         try:
@@ -290,10 +293,12 @@ def recall(
     splits = tally.splits(cur, dataset)
     if split != ALL and split not in splits:
         raise NotFoundError(f"{dataset} has no split {split!r}", f"use all or one of {', '.join(splits)}")
-    _check_reference(cur, dataset, family, reference)
-    chosen = _pick(cur, dataset, family, reference, sources)
+    at_level = sources_at(cur, dataset, family)
+    _check_reference(dataset, at_level, family, reference)
+    chosen = _pick(dataset, at_level, family, reference, sources)
     scored = [c.name for c in chosen if c.mode == "score"]
-    found, notes = _thresholds(cur, dataset, family, reference, scored, mapping, thresholds or {})
+    tuning = reference or default_reference(at_level, family)
+    found, notes = _thresholds(cur, dataset, family, tuning, scored, mapping, thresholds or {})
     chosen = [c for c in chosen if c.mode != "score" or c.name in found]
     judged = tag_stats.judged(cur, dataset, family, [c.name for c in chosen], reference, mapping, tagged_by)
     if typed == SINGLE:

@@ -12,12 +12,11 @@ from dataclasses import dataclass
 
 import duckdb
 
-from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm import costs, methods, prompts, targets
 from faithlens.llm.runs import engine, estimate, log
 from faithlens.llm.runs.estimate import Estimate
-from faithlens.llm.runs.spec import RunSpec, Selection, select_units
+from faithlens.llm.runs.spec import RunSpec, Selection, run_units, select_units
 from faithlens.vocab import GOLD
 
 ALL = "all"
@@ -97,9 +96,7 @@ def plan(conn: duckdb.DuckDBPyConnection, wanted: RunSpec, selection: Selection)
     """Check the settings and estimate the run (no call is made); FaithLensError says what to change."""
     resolved = wanted.resolved()
     with conn.cursor() as cur:
-        units, words = select_units(cur, resolved.dataset, resolved.level, selection)
-    if not units:
-        raise FaithLensError(f"{resolved.dataset}: no {resolved.level}s in this selection ({words})", "widen it")
+        units, words = run_units(cur, resolved, selection)
     return Plan(resolved, selection, len(units), words, estimate.estimate(conn, resolved, units))
 
 

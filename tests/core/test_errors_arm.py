@@ -45,7 +45,7 @@ def test_coded_ambiguity_types_and_recall_per_rewrite_method(arm_db) -> None:
         assert family.sources == ("coding/ambig/ann",)
         shown = errors.distribution(cur, "storysumm", family)
         assert {row.value: row.units for row in shown.rows} == {"1": 3, "2": 2, "4": 1}, "ARM Figure 4's breakdown"
-        assert errors.default_reference(cur, "storysumm", family) is None
+        assert errors.default_reference(errors.sources_at(cur, "storysumm", family), family) is None
         result = errors.recall(cur, "storysumm", family, [CLAUDE, GPT], reference=None)
         got = {(row.source, row.value): (row.flagged, row.total) for row in result.rows if row.total}
         assert got == {

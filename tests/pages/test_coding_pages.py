@@ -26,6 +26,7 @@ from components import coding_sessions
 from faithlens import config
 from faithlens.coding import events, sessions
 from tests import raw
+from tests.apptest import clean
 from tests.coding import support
 
 DATASET = "storysumm"
@@ -56,20 +57,11 @@ def db(db_path):
 
 
 @pytest.fixture
-def page(app_test, db_path):
+def page(open_page, db_path):
     def make(script: str, **params: str):
-        at = app_test("app.py", dataset=DATASET, **params)
-        at.switch_page(script)
-        at.run()
-        clean(at)
-        return at
+        return open_page(script, dataset=DATASET, **params)
 
     return make
-
-
-def clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def create(conn, prefix: str, level: str = "sentence", **fields) -> sessions.Session:

@@ -24,14 +24,9 @@ SLIDER = "compare.storysumm.threshold.summary.gold.partial=unfaithful,unverifiab
 
 
 @pytest.fixture
-def compare_page(app_test):
+def compare_page(open_page):
     def make(**params: str | list[str]):
-        at = app_test("app.py", **params)
-        at.switch_page(PAGE)
-        at.run()
-        assert not at.exception, [e.value for e in at.exception]
-        assert not at.error, [e.value for e in at.error]
-        return at
+        return open_page(PAGE, **params)
 
     return make
 

@@ -22,6 +22,7 @@ import pytest
 from faithlens import config
 from faithlens.build import ingest
 from tests import raw
+from tests.apptest import clean
 
 PAGE = "pages/errors.py"
 EXPLORE = "pages/explore.py"
@@ -123,19 +124,10 @@ def markup(at) -> str:
     return "\n".join(block.value for block in at.html)
 
 
-def clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
-
-
 @pytest.fixture
-def errors_page(app_test):
+def errors_page(open_page):
     def make(**params: str | list[str]):
-        at = app_test("app.py", **params)
-        at.switch_page(PAGE)
-        at.run()
-        clean(at)
-        return at
+        return open_page(PAGE, **params)
 
     return make
 

@@ -15,6 +15,7 @@ import pytest
 
 from faithlens import config
 from faithlens.build import ingest
+from tests.apptest import clean
 from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records, tofueval_rows
 
 PAGE = "pages/explore.py"
@@ -32,11 +33,6 @@ def caption(at) -> str:
 
 def html_blocks(at) -> str:
     return "\n".join(block.value for block in at.html)
-
-
-def clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def test_deep_link_opens_the_summary_sentence_and_source(app_test) -> None:

@@ -21,6 +21,7 @@ from faithlens import config, store
 from faithlens.llm.runs import log
 from faithlens.llm.runs.spec import RunSpec
 from tests import raw
+from tests.apptest import clean
 from tests.llmserver import LLMServer, Reply
 
 PAGE = "pages/runs.py"
@@ -63,23 +64,14 @@ def llm(script: Script, monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMServer]:
 
 
 @pytest.fixture
-def runs_page(app_test, db_copy, monkeypatch, llm) -> Callable[..., object]:
+def runs_page(open_page, db_copy, monkeypatch, llm) -> Callable[..., object]:
     """The Runs page on a private database copy (runs write), entered from app.py."""
     monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
 
     def make(script: str = PAGE, **params: str | list[str]):
-        at = app_test("app.py", dataset=DATASET, **params)
-        at.switch_page(script)
-        at.run()
-        clean(at)
-        return at
+        return open_page(script, dataset=DATASET, **params)
 
     return make
-
-
-def clean(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert not at.error, [e.value for e in at.error]
 
 
 def state_line(at) -> str:

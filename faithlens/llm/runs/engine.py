@@ -24,7 +24,7 @@ from faithlens.llm import ask, costs, providers, records, targets
 from faithlens.llm.answers import Spend, combine
 from faithlens.llm.runs import batch, estimate, log
 from faithlens.llm.runs.log import Counts, Failure, ItemOutcome, StoredRun
-from faithlens.llm.runs.spec import RunSpec, Selection, select_units
+from faithlens.llm.runs.spec import RunSpec, Selection, run_units
 
 STOP_KINDS = ("no_key", "auth", "bad_request")
 """Provider errors every other item would repeat (no key, a wrong key, an unknown model): stop at once."""
@@ -300,9 +300,7 @@ def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Select
     """Check the run can be made (units exist, the method can judge them, a budget can be kept) and store it."""
     spec = spec.resolved()
     with conn.cursor() as cur:
-        units, words = select_units(cur, spec.dataset, spec.level, selection)
-        if not units:
-            raise FaithLensError(f"{spec.dataset}: no {spec.level}s in this selection ({words})", "widen the selection")
+        units, words = run_units(cur, spec, selection)
         first = targets.resolve_many(cur, spec.dataset, spec.level, units[:1])[0]
     ask.prepare(conn, first, dataclasses.replace(spec.ask(0), evidence="none"))
     if spec.budget is not None and costs.price_for(spec.model, costs.load_prices()) is None:

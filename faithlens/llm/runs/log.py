@@ -12,7 +12,6 @@ from faithlens import store
 from faithlens.llm.answers import Answer, Spend
 from faithlens.llm.runs.spec import RunSpec
 
-FINAL_STATES = ("finished", "cancelled", "budget", "stopped")
 INTERRUPTED = "interrupted"
 """Shown for a run whose newest state is 'running' with no live worker (a restart or kill -9)."""
 

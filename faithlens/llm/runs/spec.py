@@ -156,6 +156,14 @@ def select_units(
     return [row[0] for row in rows], f"{len(rows):,} {noun}{claims} of {described}"
 
 
+def run_units(cur: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection) -> tuple[list[str], str]:
+    """`select_units` for a run: FaithLensError when the selection holds no unit to ask about."""
+    units, words = select_units(cur, spec.dataset, spec.level, selection)
+    if not units:
+        raise FaithLensError(f"{spec.dataset}: no {spec.level}s in this selection ({words})", "widen the selection")
+    return units, words
+
+
 def _described(selection: Selection, count: int) -> str:
     """'37 summaries where split is test and generator is gpt-4' (the Explore caption's wording)."""
     chosen = selection.filters or summary_filters.Filters()
