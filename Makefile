@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run test lint bench ingest browser-deps
+.PHONY: run run-team test lint bench ingest browser-deps postgres-deps
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,10 +23,21 @@ ingest: $(VENV)/.runtime
 run: ingest
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
+# One of several servers sharing a team store: `make run-team EVENTS_URL=postgresql://... [PORT=8502 DB=...]`.
+# Each server keeps its own DuckDB file (DB) as a replica; the store holds codes, sessions and LLM results.
+run-team: $(VENV)/.runtime
+	@test -n "$(EVENTS_URL)" || { echo "make run-team needs EVENTS_URL=postgresql://user@host:port/db" >&2; exit 2; }
+	FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) $(PY) -m faithlens ingest --if-stale
+	FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL=$(EVENTS_URL) \
+		$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+
 browser-deps:
 	bash scripts/install-chromium.sh
 
-test: $(VENV)/.dev browser-deps
+postgres-deps:
+	bash scripts/install-postgresql.sh
+
+test: $(VENV)/.dev browser-deps postgres-deps
 	$(PY) -m ruff check .
 	$(PY) scripts/check_layout.py
 	$(PY) -m pytest
@@ -35,5 +46,5 @@ lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	$(PY) scripts/check_layout.py
 
-bench: $(VENV)/.dev
+bench: $(VENV)/.dev postgres-deps
 	$(PY) -m bench

@@ -8,6 +8,8 @@ runner's snapshot in memory, never from here.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import streamlit as st
 
 from components import shell
@@ -59,6 +61,11 @@ def settled(ctx: shell.PageContext) -> tuple[str, list[log.RunSummary], frozense
     with ctx.root.cursor() as cur:
         version = store.data_version(cur)
     return version, summaries(ctx.db_path, version, ctx.dataset), alive
+
+
+def elsewhere(ctx: shell.PageContext, run: log.RunSummary) -> bool:
+    """Whether another server of the team works on `run` (never without a team store)."""
+    return runs.working_elsewhere(run, store.is_replica(ctx.root), datetime.now())
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

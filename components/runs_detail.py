@@ -29,7 +29,10 @@ def table(ctx: shell.PageContext, found: list[log.RunSummary], alive: frozenset[
         return None
     registry = runs_data.jobs()
     rows = [
-        runs.list_row(run, registry.snapshot(run.run_id) if run.run_id in alive else None) for run in found[:MAX_LISTED]
+        runs.list_row(
+            run, registry.snapshot(run.run_id) if run.run_id in alive else None, runs_data.elsewhere(ctx, run)
+        )
+        for run in found[:MAX_LISTED]
     ]
     if len(found) > MAX_LISTED:
         st.caption(f"The newest {MAX_LISTED} of {len(found):,} runs.")
@@ -154,7 +157,7 @@ def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
     if alive:
         runs_live.live(run.run_id)
     else:
-        state = runs.shown_state(run.state, alive=False)
+        state = runs.shown_state(run.state, alive=False, elsewhere=runs_data.elsewhere(ctx, run))
         runs_live.stored(run, state)
         _actions(ctx, run, state)
         if run.failed:

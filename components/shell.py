@@ -34,14 +34,17 @@ APP_ROOT = Path(__file__).resolve().parent.parent
 PICKER_KEY = "dataset_picker"
 
 
-@st.cache_resource(show_spinner=False, on_release=lambda conn: conn.close())
+@st.cache_resource(show_spinner=False, on_release=store.close)
 def root_connection(db_path: str) -> duckdb.DuckDBPyConnection:
     """The process-wide DuckDB connection; units of work take cursors from it.
 
     Only a successful open is cached: after an error the next run (a reload) tries again.
-    The app never creates the file; `python -m faithlens ingest` builds it.
+    The app never creates the file; `python -m faithlens ingest` builds it. With a team store, the
+    connection is a replica that also pulls other servers' writes in the background.
     """
-    return store.connect(db_path, create=False)
+    conn = store.connect(db_path, create=False)
+    store.listen(conn)
+    return conn
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -135,13 +138,16 @@ def _page_links(chosen: str | None) -> None:
         st.page_link(**urlstate.link(page, page.state(dataset=chosen)), label=page.title, icon=page.icon)
 
 
-def _loaded(datasets: list[DatasetInfo], db_path: str) -> None:
+def _loaded(datasets: list[DatasetInfo], db_path: str, team: str | None) -> None:
     if datasets:
         st.caption("Loaded")
     for d in datasets:
         st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
     st.caption("Database")
     st.text(db_path)
+    if team:
+        st.caption("Team store")
+        st.text(team)
 
 
 def _served_elsewhere(holder: store.Holder) -> FaithLensError:
@@ -161,18 +167,36 @@ def _served_elsewhere(holder: store.Holder) -> FaithLensError:
     )
 
 
-def _open(db_path: str) -> tuple[duckdb.DuckDBPyConnection, str, list[DatasetInfo]]:
-    """The root connection, the data version and the loaded datasets."""
+def _open(db_path: str) -> tuple[duckdb.DuckDBPyConnection, str, list[DatasetInfo], str | None]:
+    """The root connection (caught up with the team store, if any), the data version, the loaded
+    datasets, and a line on the team store."""
     try:
         root = root_connection(db_path)
     except store.DatabaseInUseError as exc:
         raise _served_elsewhere(exc.holder) from None
+    team = store.catch_up(root)
     with root.cursor() as cur:
         version = store.data_version(cur)
-    return root, version, _datasets(db_path, version)
+    return root, version, _datasets(db_path, version), _team_line(team)
 
 
-def _sidebar(db_path: str, datasets: list[DatasetInfo]) -> str | None:
+def _team_line(team: tuple[store.Health, int, str] | None) -> str | None:
+    """The sidebar's line on the team store; a paused store also gets the banner on the page."""
+    if team is None:
+        return None
+    health, pulled, where = team
+    if not health.up:
+        st.warning(
+            f"**Writes are paused:** the team store {md_escape(where)} has not answered since "
+            f"{health.down_since:%H:%M:%S} ({md_escape(health.reason)}). Pages show this server's copy as of "
+            "then; a save waits a few seconds for the store and otherwise asks you to save again. Nothing "
+            "saved before is lost.",
+            icon=":material/cloud_off:",
+        )
+    return f"{where}: {pulled:,} events applied" + ("" if health.up else ", writes paused")
+
+
+def _sidebar(db_path: str, datasets: list[DatasetInfo], team: str | None = None) -> str | None:
     """The brand, page links, dataset picker and database path; returns the chosen dataset.
     Without datasets (the database could not be opened) the links keep the URL's dataset."""
     st.sidebar.markdown("**FaithLens**")
@@ -182,7 +206,7 @@ def _sidebar(db_path: str, datasets: list[DatasetInfo]) -> str | None:
     with nav:
         _page_links(chosen or urlstate.url_dataset())
     with st.sidebar:
-        _loaded(datasets, db_path)
+        _loaded(datasets, db_path, team)
     return chosen
 
 
@@ -194,11 +218,11 @@ def page_setup(page: urlstate.Page) -> PageContext:
     db_path = str(config.db_path())
     with guard():
         try:
-            root, version, datasets = _open(db_path)
+            root, version, datasets, team = _open(db_path)
         except Exception:
             _sidebar(db_path, [])
             raise
-    chosen = _sidebar(db_path, datasets)
+    chosen = _sidebar(db_path, datasets, team)
     if not datasets:
         st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
     return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root, version=version)

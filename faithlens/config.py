@@ -36,6 +36,14 @@ SETTINGS: dict[str, Setting] = {
     "batch_poll": Setting(
         "FAITHLENS_BATCH_POLL", "30", "Seconds between checks on a provider batch (a run in batch mode)."
     ),
+    "events_url": Setting(
+        "FAITHLENS_EVENTS_URL",
+        "",
+        "PostgreSQL URL of a team store shared by several app servers (postgresql://user@host/db); unset: none.",
+    ),
+    "events_retry": Setting(
+        "FAITHLENS_EVENTS_RETRY", "5", "Seconds a write keeps trying while the team store does not answer."
+    ),
     "llm_prices": Setting(
         "FAITHLENS_LLM_PRICES",
         str(PROJECT_ROOT / "faithlens" / "llm" / "prices.toml"),

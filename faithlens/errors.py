@@ -35,3 +35,7 @@ class DatabaseLockedError(FaithLensError):
 
 class NotFoundError(FaithLensError):
     """A dataset, summary or label source that the caller named does not exist."""
+
+
+class WritesPausedError(FaithLensError):
+    """The team store did not answer, so a write was not made; reads go on from this server's copy."""

@@ -175,5 +175,5 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
 def align_and_store(conn: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str]) -> int:
     """Compute and store the alignments of these documents' summary sentences as one write (for a
     document whose text arrived without them); returns the number of alignment rows written."""
-    with store.write(conn, f"alignment {dataset}") as cur:
+    with store.write(conn, f"alignment {dataset}", local=True) as cur:
         return align_documents(cur, dataset, document_ids)

@@ -140,7 +140,7 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
     digest = build_hash(data_dir)
     conn = store.connect(db_path)
     try:
-        with store.write(conn, "ingest") as cur:
+        with store.write(conn, "ingest", local=True) as cur:
             for name, bundle in bundles.items():
                 for document_id, text, origin in _delete_bundled(cur, name):
                     bundle.add("document_text", document_id=document_id, text=text, text_origin=origin)
@@ -193,7 +193,7 @@ def import_file(
     report = Report()
     conn = store.connect(db_path)
     try:
-        with store.write(conn, f"import {dataset}") as cur:
+        with store.write(conn, f"import {dataset}", local=True) as cur:
             existing = cur.execute("SELECT origin FROM dataset WHERE name = ?", [dataset]).fetchone()
             if fmt.attaches and existing is None:
                 raise FaithLensError(

@@ -76,9 +76,10 @@ def _reading(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
 def _import(args: argparse.Namespace) -> int:
     conn = store.connect(config.db_path(args.db), create=False)
     try:
+        store.catch_up(conn)
         done = exchange.import_codes(conn, Path(args.file), args.dataset, args.session, args.codebook, level=args.level)
     finally:
-        conn.close()
+        store.close(conn)
     session = done.session
     if args.json:
         record = {

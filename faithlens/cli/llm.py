@@ -59,6 +59,7 @@ def _positive(text: str) -> int:
 def _run_ask(args: argparse.Namespace) -> int:
     conn = store.connect(config.db_path(args.db), create=False)
     try:
+        store.catch_up(conn)
         with conn.cursor() as cur:
             target = targets.resolve(cur, args.dataset, args.unit)
         what = ask.Ask(
@@ -73,7 +74,7 @@ def _run_ask(args: argparse.Namespace) -> int:
         )
         answer = ask.ask(conn, target, what, on_text=_echo)
     finally:
-        conn.close()
+        store.close(conn)
     print(file=sys.stderr)
     if args.json:
         print(json.dumps(answer.to_json(), indent=2, ensure_ascii=False))

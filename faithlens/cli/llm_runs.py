@@ -98,6 +98,7 @@ def _spec(args: argparse.Namespace) -> spec.RunSpec:
 def _run(args: argparse.Namespace) -> int:
     conn = store.connect(config.db_path(args.db), create=False)
     try:
+        store.catch_up(conn)
         if args.resume is None:
             wanted = _spec(args)
             selection = spec.Selection(split=args.split, claim_set=args.claim_set)
@@ -118,7 +119,7 @@ def _run(args: argparse.Namespace) -> int:
         with conn.cursor() as cur:
             agreement = stability.of_run(cur, run.run_id)
     finally:
-        conn.close()
+        store.close(conn)
     result = _result(snapshot, time.monotonic() - started, agreement)
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _text(result))
     return {"cancelled": EXIT_CANCELLED, "stopped": EXIT_STOPPED}.get(snapshot.state, 0)

@@ -219,12 +219,15 @@ def _insert(
     action: str,
     writes: list[LabelWrite],
 ) -> int:
-    event_id = cur.execute(
+    event_id = store.next_id(cur, "coding_event_seq")
+    cur.execute(
         """
-        INSERT INTO coding_event (session_id, coder, unit_id, action, codes, note, detail, codebook_version, made_by)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING event_id
+        INSERT INTO coding_event (event_id, session_id, coder, unit_id, action, codes, note, detail, codebook_version,
+                                  made_by)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
+            event_id,
             session.session_id,
             coder,
             sub.unit,
@@ -235,7 +238,7 @@ def _insert(
             book.version,
             made_by,
         ],
-    ).fetchone()[0]
+    )
     write_labels(cur, session, book, coder, made_by, writes)
     return event_id
 

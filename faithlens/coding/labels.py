@@ -47,6 +47,11 @@ def _source_row(cur, session, book: Codebook, coder: str, suffix: str) -> str:
     source = session.source(coder) + suffix
     judged = "the rewrites shown in place of " if suffix else ""
     description = f"{coder}'s codes of {judged}{session.level}s in coding session {session.name} ({book.title})"
+    stored = cur.execute(
+        "SELECT codebook, description FROM label_source WHERE dataset = ? AND source = ?", [session.dataset, source]
+    ).fetchone()
+    if stored == (book.label, description):
+        return source
     cur.execute(
         """
         INSERT INTO label_source (dataset, source, kind, description, origin, coder, codebook)

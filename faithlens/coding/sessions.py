@@ -175,13 +175,13 @@ def insert(cur: duckdb.DuckDBPyConnection, session: Session) -> Session:
     """Store a drafted session (and the codebook version it uses) inside the caller's transaction."""
     book = library.get(cur, session.codebook, session.codebook_version)
     library.remember(cur, book, "builtin" if session.codebook in library.builtin() else "custom")
-    columns = [f.name for f in dataclasses.fields(Session) if f.name != "session_id"]
-    session_id = cur.execute(
-        f"INSERT INTO coding_session ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))}) "
-        "RETURNING session_id",
-        [list(value) if isinstance(value, tuple) else value for value in (getattr(session, c) for c in columns)],
-    ).fetchone()[0]
-    return dataclasses.replace(session, session_id=session_id)
+    made = dataclasses.replace(session, session_id=store.next_id(cur, "coding_session_seq"))
+    columns = [f.name for f in dataclasses.fields(Session)]
+    cur.execute(
+        f"INSERT INTO coding_session ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        [list(value) if isinstance(value, tuple) else value for value in (getattr(made, c) for c in columns)],
+    )
+    return made
 
 
 def create(conn: duckdb.DuckDBPyConnection, spec: SessionSpec) -> Session:

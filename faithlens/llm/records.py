@@ -17,6 +17,9 @@ from faithlens import store
 
 LLM_ORIGIN = "app"
 """label_source.origin of LLM sources: not 'bundled', so a re-ingest of the benchmarks keeps them."""
+PAID_PATIENCE_S = 600
+"""How long a paid answer (and a run's record of it) waits for a team store that does not answer
+before it is given up: a store restart must not cost an answer."""
 
 
 def request_key(identity: dict[str, object]) -> str:
@@ -107,22 +110,29 @@ def save(
     description: str,
     also: AlsoWrite | None = None,
 ) -> int:
-    """Store the answer and, when it parsed, its label event and tags, in one transaction; returns call_id."""
-    values = [json.dumps(getattr(call, n)) if n in _JSON_FIELDS else getattr(call, n) for n in _STORED]
+    """Store the answer and, when it parsed, its label event and tags, in one transaction; returns call_id.
+
+    When its sample number was taken meanwhile (another server of a team bought an answer to the same
+    request at the same time), the answer is kept as the next sample: paid for, it is never dropped."""
 
     def body(cur: duckdb.DuckDBPyConnection) -> int:
+        taken = cur.execute(
+            "SELECT count(*) FROM llm_call WHERE request_key = ? AND sample = ?", [call.request_key, call.sample]
+        ).fetchone()[0]
+        stored = dataclasses.replace(call, sample=next_sample(cur, call.request_key)) if taken else call
+        values = [json.dumps(getattr(stored, n)) if n in _JSON_FIELDS else getattr(stored, n) for n in _STORED]
+        call_id = store.next_id(cur, "llm_call_seq")
         cur.execute(
-            f"INSERT INTO llm_call ({', '.join(_STORED)}) VALUES ({', '.join('?' * len(_STORED))}) RETURNING call_id",
-            values,
+            f"INSERT INTO llm_call (call_id, {', '.join(_STORED)}) VALUES (?{', ?' * len(_STORED)})",
+            [call_id, *values],
         )
-        call_id = cur.fetchone()[0]
-        if label is not None and call.dataset is not None:
-            _label(cur, call, label, description)
+        if label is not None and stored.dataset is not None:
+            _label(cur, stored, label, description)
         if also is not None:
-            also(cur, dataclasses.replace(call, call_id=call_id))
+            also(cur, dataclasses.replace(stored, call_id=call_id))
         return call_id
 
-    return store.write_retrying(conn, f"llm {call.method} {call.source}", body)
+    return store.write_retrying(conn, f"llm {call.method} {call.source}", body, patience_s=PAID_PATIENCE_S)
 
 
 def attach(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:

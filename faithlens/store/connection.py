@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from faithlens import config
 from faithlens.errors import DatabaseLockedError, FaithLensError
 from faithlens.store.sql import LATEST_LABEL
 
@@ -91,6 +92,11 @@ def connect(path: Path | str, read_only: bool = False, create: bool = True) -> d
         raise _open_error(path, exc) from None
     if not read_only:
         ensure_schema(conn)
+        if url := config.get("events_url"):
+            # Imported here: psycopg is loaded only by a server that has a team store.
+            from faithlens.store import replica
+
+            replica.join_team(conn, url, float(config.get("events_retry")))
     return conn
 
 

@@ -13,17 +13,28 @@ from typing import TypeVar
 
 import duckdb
 
+from faithlens.errors import WritesPausedError
+from faithlens.store import replica
+
 T = TypeVar("T")
 CONFLICT_ATTEMPTS = 5
+PAUSED_WAIT_S = 1.0
 
 
 @contextmanager
-def write(conn: duckdb.DuckDBPyConnection, what: str) -> Iterator[duckdb.DuckDBPyConnection]:
+def write(conn: duckdb.DuckDBPyConnection, what: str, local: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
     """One all-or-nothing write on a fresh cursor: commit on success, roll back on any error.
 
     `what` says what the write was ("ingest", "import storysumm", "alignment tofueval"); it is kept
-    in `write_log` beside the id that bumps the data version.
+    in `write_log` beside the id that bumps the data version. When `conn` is a replica of a team
+    store, the write goes through the store first (`faithlens.store.replica`) unless it is `local`:
+    building a server's copy of the bundled data from its own raw files.
     """
+    shared = None if local else replica.of(conn)
+    if shared is not None:
+        with shared.write(what) as recording:
+            yield recording
+        return
     with conn.cursor() as cur:
         cur.begin()
         try:
@@ -35,20 +46,40 @@ def write(conn: duckdb.DuckDBPyConnection, what: str) -> Iterator[duckdb.DuckDBP
         cur.commit()
 
 
-def write_retrying(conn: duckdb.DuckDBPyConnection, what: str, body: Callable[[duckdb.DuckDBPyConnection], T]) -> T:
+def write_retrying(
+    conn: duckdb.DuckDBPyConnection, what: str, body: Callable[[duckdb.DuckDBPyConnection], T], patience_s: float = 0
+) -> T:
     """`write` for a body that may touch a row another thread's open transaction changes or adds (two
     answers creating the same label source): DuckDB refuses the later one ("Conflict on update", or a
     duplicate key against the other's uncommitted row), so the whole body runs again after a short
-    random wait, as DuckDB's concurrency guide advises. A real duplicate fails every attempt."""
-    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
+    random wait, as DuckDB's concurrency guide advises. A real duplicate fails every attempt.
+
+    With a team store, a write that holds something already paid for (an LLM answer) is given
+    `patience_s` seconds: while the store does not answer, the body runs again every PAUSED_WAIT_S
+    rather than fail, so a store restart does not cost the answer."""
+    deadline = time.monotonic() + patience_s
+    attempt = 0
+    while True:
+        attempt += 1
         try:
             with write(conn, what) as cur:
                 return body(cur)
         except (duckdb.TransactionException, duckdb.ConstraintException):
-            if attempt == CONFLICT_ATTEMPTS:
+            if attempt >= CONFLICT_ATTEMPTS:
                 raise
             time.sleep(random.uniform(0.005, 0.02) * attempt)
-    raise AssertionError("unreachable")
+        except WritesPausedError:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(PAUSED_WAIT_S)
+
+
+def next_id(cur: duckdb.DuckDBPyConnection, sequence: str) -> int:
+    """A new id from `sequence` inside a write: the team store's when the write is shared, so every
+    replica stores the same id, else the DuckDB file's."""
+    if isinstance(cur, replica.Recording):
+        return cur.next_id(sequence)
+    return cur.execute("SELECT nextval(?)", [sequence]).fetchone()[0]
 
 
 def data_version(conn: duckdb.DuckDBPyConnection) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
 import duckdb
 
@@ -24,6 +25,10 @@ EXPLORE = "explore"
 SPLIT = "split:"
 CREATED = "created"
 RESUMABLE = (log.INTERRUPTED, "cancelled", "budget", "stopped", CREATED)
+ELSEWHERE = "running on another server"
+ELSEWHERE_QUIET_S = 180
+"""A working run stores an event with each finished item (an LLM call gives up within its timeout),
+so a 'running' run quiet for longer has no worker anywhere: it was interrupted."""
 """States a run can go on from (Resume asks only for what is missing)."""
 LEVEL_NOUNS = {"summary": "summaries", "sentence": "sentences", "claim": "claims"}
 
@@ -118,11 +123,22 @@ def duration(seconds: float) -> str:
     return f"about {seconds / 3600:.1f} h"
 
 
-def shown_state(state: str, alive: bool) -> str:
-    """The state as the page shows it: a stored 'running' with no live worker here was interrupted."""
+def shown_state(state: str, alive: bool, elsewhere: bool = False) -> str:
+    """The state as the page shows it: a stored 'running' with no live worker here was interrupted,
+    unless another server of the team works on it (`working_elsewhere`)."""
     if alive:
         return "running"
-    return log.INTERRUPTED if state == "running" else state
+    if state != "running":
+        return state
+    return ELSEWHERE if elsewhere else log.INTERRUPTED
+
+
+def working_elsewhere(run: log.RunSummary, shared: bool, now: datetime) -> bool:
+    """Whether a stored 'running' run not working in this process works on another server of the
+    team: its newest event is younger than ELSEWHERE_QUIET_S. Such a run offers no Resume here, which
+    would ask again for what that server is asking."""
+    recent = run.updated_at is not None and now - run.updated_at < timedelta(seconds=ELSEWHERE_QUIET_S)
+    return shared and run.state == "running" and recent
 
 
 def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
@@ -144,12 +160,12 @@ def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
     ]
 
 
-def list_row(run: log.RunSummary, live: engine.Snapshot | None = None) -> dict[str, object]:
+def list_row(run: log.RunSummary, live: engine.Snapshot | None = None, elsewhere: bool = False) -> dict[str, object]:
     """One row of the runs list; a run working now counts from its snapshot (`live`), not the stored events."""
     now = Progress.of_snapshot(live) if live is not None else Progress.of_summary(run)
     return {
         "run": run.run_id,
-        "state": shown_state(run.state, live is not None),
+        "state": shown_state(run.state, live is not None, elsewhere),
         "done": now.done,
         "failed": now.failed,
         "total": now.total,

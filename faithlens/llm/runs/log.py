@@ -9,6 +9,7 @@ from datetime import datetime
 import duckdb
 
 from faithlens import store
+from faithlens.llm import records
 from faithlens.llm.answers import Answer, Spend
 from faithlens.llm.runs.spec import RunSpec
 
@@ -109,12 +110,12 @@ class RunSummary(Counts):
 
 def create(conn: duckdb.DuckDBPyConnection, spec: RunSpec, units: list[str], selection: str) -> int:
     with store.write(conn, f"run {spec.source}") as cur:
+        run_id = store.next_id(cur, "llm_run_seq")
         cur.execute(
-            "INSERT INTO llm_run (dataset, level, selection, units, spec, source) VALUES (?, ?, ?, ?, ?, ?) "
-            "RETURNING run_id",
-            [spec.dataset, spec.level, selection, units, spec.to_json(), spec.source],
+            "INSERT INTO llm_run (run_id, dataset, level, selection, units, spec, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [run_id, spec.dataset, spec.level, selection, units, spec.to_json(), spec.source],
         )
-        return cur.fetchone()[0]
+        return run_id
 
 
 def load(cur: duckdb.DuckDBPyConnection, run_id: int) -> StoredRun | None:
@@ -129,19 +130,21 @@ def load(cur: duckdb.DuckDBPyConnection, run_id: int) -> StoredRun | None:
 
 
 def record_item(conn: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
-    with store.write(conn, f"run {run_id} item") as cur:
-        insert_item(cur, run_id, item)
+    store.write_retrying(
+        conn, f"run {run_id} item", lambda cur: insert_item(cur, run_id, item), patience_s=records.PAID_PATIENCE_S
+    )
 
 
 def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
     """The item event, inside a transaction the caller holds (the answer's own, when it is one call)."""
     cur.execute(
         """
-        INSERT INTO llm_run_event (run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
+        INSERT INTO llm_run_event (event_id, run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
                                    calls, input_tokens, output_tokens, cost_usd)
-        VALUES (?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
+            store.next_id(cur, "llm_run_event_seq"),
             run_id,
             item.target_id,
             item.repeat,
@@ -162,8 +165,8 @@ def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str,
     """A 'state' event (running, finished, cancelled, budget, stopped) or a 'batch' one (submitted, collected)."""
     with store.write(conn, f"run {run_id} {status}") as cur:
         cur.execute(
-            "INSERT INTO llm_run_event (run_id, kind, status, reason) VALUES (?, ?, ?, ?)",
-            [run_id, kind, status, reason],
+            "INSERT INTO llm_run_event (event_id, run_id, kind, status, reason) VALUES (?, ?, ?, ?, ?)",
+            [store.next_id(cur, "llm_run_event_seq"), run_id, kind, status, reason],
         )
 
 

@@ -1,0 +1,52 @@
+"""One simulated app server for `bench_team`: its own DuckDB replica of the team store, one thread
+per coder, each saving a code on `saves` units of the session, one after another as a coder does
+after reading each unit (`think` seconds). Prints one JSON line per acknowledged save:
+{"coder", "unit", "event_id", "ms"}, then {"done": true}.
+
+    python -m bench.team_coders DB SESSION SAVES THINK CODER [CODER ...]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import threading
+import time
+
+from faithlens import store
+from faithlens.coding import events, sessions
+
+_print_lock = threading.Lock()
+
+
+def _code(conn, session: sessions.Session, coder: str, saves: int, think: float) -> None:
+    chooser = random.Random(coder)
+    for unit in session.order_for(coder)[:saves]:
+        time.sleep(chooser.uniform(0, 2 * think))
+        code = chooser.choice(("faithful", "faithful", "na"))
+        started = time.perf_counter()
+        event_id = events.save(conn, session, coder, events.Submission(unit, (code,)))
+        ms = (time.perf_counter() - started) * 1000
+        with _print_lock:
+            print(json.dumps({"coder": coder, "unit": unit, "event_id": event_id, "ms": ms}), flush=True)
+
+
+def main(db: str, name: str, saves: str, think: str, *coders: str) -> None:
+    conn = store.connect(db)
+    store.catch_up(conn)
+    store.listen(conn)
+    session = sessions.get(conn, name)
+    threads = [
+        threading.Thread(target=_code, args=(conn, session, coder, int(saves), float(think))) for coder in coders
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    print(json.dumps({"done": True}), flush=True)
+    store.close(conn)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])

@@ -1,0 +1,338 @@
+"""A server's DuckDB file as a replica of the team store (`faithlens.store.team`).
+
+A shared write runs in three steps. First its body runs in a DuckDB transaction through a
+`Recording` cursor, which remembers every statement that changes data (with its parameters) and
+draws shared ids from PostgreSQL; the transaction is then rolled back. Second, the statements are
+appended to PostgreSQL as one event: committed there, the write is acknowledged. Third, the replica
+pulls every event it has not applied, in id order, its own included, each in one DuckDB transaction
+that also records the event id in `meta` (`events_pulled`), so pulling twice changes nothing and a
+server that was down catches up where it stopped. An event whose replay breaks a constraint (two
+servers creating one session name at once) breaks it on every replica alike: it is skipped
+everywhere, named in `write_log`, and its writer gets the error as if the write had failed locally.
+
+The tentative run and the replays of one process hold one lock, so they never see each other's
+uncommitted rows; the append itself holds no local lock.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import re
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from faithlens.errors import FaithLensError
+from faithlens.store.connection import get_meta, set_meta
+
+if TYPE_CHECKING:  # team.py loads psycopg, which a server without a team store never needs
+    from faithlens.store.team import Event, TeamStore
+
+log = logging.getLogger("faithlens.team")
+
+PULLED_KEY = "events_pulled"
+STORE_KEY = "events_store"
+PULL_BATCH = 500
+STOP_WAIT_S = 3.0
+CHANGES = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+SHARED_TABLES = ("coding_session", "coding_event", "codebook", "llm_call", "llm_run")
+"""Tables only the event log writes once a file is a replica: a file holding rows in them from
+before (written without the store) would disagree with every other replica, so it may not join."""
+
+_replicas: dict[int, Replica] = {}
+_stores: dict[str, TeamStore] = {}
+_registry_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Health:
+    """Whether the team store answered at the last contact, and since when it has not."""
+
+    up: bool
+    down_since: datetime | None = None
+    reason: str = ""
+
+
+class Recording:
+    """A DuckDB cursor that also notes each data-changing statement, for replay on every replica."""
+
+    def __init__(self, cur: duckdb.DuckDBPyConnection, team: TeamStore, what: str) -> None:
+        self._cur = cur
+        self._team = team
+        self._what = what
+        self.statements: list[dict[str, object]] = []
+
+    def execute(self, sql: str, params: object = None) -> Recording:
+        if CHANGES.match(sql):
+            self.statements.append({"sql": sql, "params": _plain(params)})
+        if params is None:
+            self._cur.execute(sql)
+        else:
+            self._cur.execute(sql, params)
+        return self
+
+    def next_id(self, sequence: str) -> int:
+        return self._team.next_ids(sequence, 1, self._what)[0]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cur, name)
+
+
+def _plain(value: object) -> object:
+    """Parameters as JSON can carry them: tuples become lists; anything else JSON lacks is refused."""
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"a shared write's parameter of type {type(value).__name__} cannot be replayed")
+
+
+class Replica:
+    """One DuckDB connection kept up to date from `team`, and the way its shared writes go."""
+
+    def __init__(self, conn: duckdb.DuckDBPyConnection, team: TeamStore) -> None:
+        self.conn = conn
+        self.team = team
+        self._lock = threading.RLock()
+        self._pulled: int | None = None
+        self._rejected: dict[int, duckdb.Error] = {}
+        self._listening: threading.Event | None = None
+        self._listener: threading.Thread | None = None
+        self._joined = False
+
+    @property
+    def health(self) -> Health:
+        return self.team.health
+
+    def pulled(self) -> int:
+        if self._pulled is None:
+            with self.conn.cursor() as cur:
+                self._pulled = int(get_meta(cur, PULLED_KEY) or 0)
+        return self._pulled
+
+    def _join(self) -> None:
+        """Check, once, that this file may replay this store (see SHARED_TABLES), and remember the store."""
+        if self._joined:
+            return
+        store_id = self.team.store_id()
+        with self._lock, self.conn.cursor() as cur:
+            known = get_meta(cur, STORE_KEY)
+            if known is None:
+                held = {t: cur.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in SHARED_TABLES}
+                if any(held.values()):
+                    rows = ", ".join(f"{n} in {t}" for t, n in held.items() if n)
+                    raise FaithLensError(
+                        f"This server's database holds rows written without the team store {self.team.where} "
+                        f"({rows}), so it cannot join it: its history would differ from the other servers'.",
+                        "Give this server a fresh database file (FAITHLENS_DB=... make run-team builds one), "
+                        "or unset FAITHLENS_EVENTS_URL to use this file on its own.",
+                    )
+                set_meta(cur, STORE_KEY, store_id)
+            elif known != store_id:
+                raise FaithLensError(
+                    f"This server's database replays another team store (id {known}), not {self.team.where} "
+                    f"(id {store_id}).",
+                    "Point FAITHLENS_EVENTS_URL at the store this file came from, or give the server a fresh file.",
+                )
+        self._joined = True
+
+    def catch_up(self) -> Health:
+        """Apply what is new, if anything (one query when nothing is); the store's health after it."""
+        newest = self.team.newest()
+        if newest is not None:
+            self._join()
+            if newest > self.pulled():
+                self.pull()
+        return self.team.health
+
+    def pull(self) -> None:
+        """Apply every event after the last applied one, in id order; stop quietly when the store
+        does not answer (the next page run or the background thread goes on)."""
+        self._join()
+        while True:
+            with self._lock:
+                events = self.team.events_after(self.pulled(), PULL_BATCH)
+                if events:
+                    self._apply_all(events)
+            if events is None or len(events) < PULL_BATCH:
+                return
+
+    def _apply_all(self, events: list[Event]) -> None:
+        """Apply `events` in one transaction (one commit for many, which is what makes catching up
+        fast); when one of them is refused, again one by one, so only that one is skipped."""
+        with self.conn.cursor() as cur:
+            cur.begin()
+            try:
+                done = int(get_meta(cur, PULLED_KEY) or 0)
+                for event in events:
+                    if event.event_id > done:
+                        for statement in event.statements:
+                            cur.execute(statement["sql"], statement["params"])
+                        cur.execute("INSERT INTO write_log (what) VALUES (?)", [event.what])
+                set_meta(cur, PULLED_KEY, str(max(done, events[-1].event_id)))
+                cur.commit()
+            except duckdb.Error:
+                cur.rollback()
+                for event in events:
+                    self._apply(event)
+                return
+        self._pulled = max(done, events[-1].event_id)
+
+    def _apply(self, event: Event) -> None:
+        with self.conn.cursor() as cur:
+            cur.begin()
+            try:
+                if int(get_meta(cur, PULLED_KEY) or 0) >= event.event_id:
+                    cur.rollback()
+                    return
+                for statement in event.statements:
+                    cur.execute(statement["sql"], statement["params"])
+                self._commit(cur, event.event_id, event.what)
+            except duckdb.Error as exc:
+                cur.rollback()
+                self._reject(cur, event, exc)
+                self._pulled = event.event_id
+
+    def _commit(self, cur: duckdb.DuckDBPyConnection, event_id: int, what: str) -> None:
+        """End an event's transaction: logged like any write, and marked applied in the same commit."""
+        cur.execute("INSERT INTO write_log (what) VALUES (?)", [what])
+        set_meta(cur, PULLED_KEY, str(event_id))
+        cur.commit()
+        self._pulled = event_id
+
+    def _reject(self, cur: duckdb.DuckDBPyConnection, event: Event, exc: duckdb.Error) -> None:
+        log.warning("team event %s (%s) skipped: %s", event.event_id, event.what, exc)
+        self._rejected[event.event_id] = exc
+        cur.begin()
+        cur.execute("INSERT INTO write_log (what) VALUES (?)", [f"skipped team event {event.event_id}: {event.what}"])
+        set_meta(cur, PULLED_KEY, str(event.event_id))
+        cur.commit()
+
+    @contextmanager
+    def write(self, what: str) -> Iterator[Recording]:
+        """A shared write: tentative run, append to the store, pull (see the module's docstring).
+
+        When the store numbers the event right after the last one applied here, the tentative
+        transaction is exactly its replay, so it is committed as the replay instead of run twice.
+        Committed to the store, the write is done even if the store stops answering before this
+        replica has applied it: the next pull applies it."""
+        self.pull()
+        with self._lock, self.conn.cursor() as cur:
+            cur.begin()
+            recording = Recording(cur, self.team, what)
+            try:
+                yield recording
+                if not recording.statements:
+                    cur.rollback()
+                    return
+                event_id = self.team.append(uuid.uuid4().hex, what, recording.statements)
+            except BaseException:
+                cur.rollback()
+                raise
+            if event_id == self.pulled() + 1:
+                self._commit(cur, event_id, what)
+                return
+            cur.rollback()
+        self.pull()
+        rejected = self._rejected.pop(event_id, None)
+        if rejected is not None:
+            raise type(rejected)(str(rejected))
+
+    def listen(self) -> None:
+        """Pull in the background: on each NOTIFY from the store, and every second."""
+        if self._listening is not None:
+            return
+        self._listening = threading.Event()
+        self._listener = threading.Thread(
+            target=self.team.listen, args=(self._pull_quietly, self._listening), daemon=True, name="faithlens-team-pull"
+        )
+        self._listener.start()
+
+    def _pull_quietly(self) -> None:
+        try:
+            self.catch_up()
+        except FaithLensError as exc:
+            log.warning("team pull: %s", exc)
+        except duckdb.Error:
+            log.exception("team pull failed")
+
+    def stop(self) -> None:
+        """Stop the background pull and wait for its current pull to end (it holds the connection)."""
+        if self._listening is not None:
+            self._listening.set()
+        if self._listener is not None:
+            self._listener.join(STOP_WAIT_S)
+
+
+def catch_up(conn: duckdb.DuckDBPyConnection) -> tuple[Health, int, str] | None:
+    """Before a page run: apply what other servers wrote since the last one. Returns the store's
+    health, the events applied so far and the store's address; None without a team store."""
+    found = _replicas.get(id(conn))
+    if found is None:
+        return None
+    return found.catch_up(), found.pulled(), found.team.where
+
+
+def is_replica(conn: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `conn` replays a team store (other servers write to it too)."""
+    return id(conn) in _replicas
+
+
+def listen(conn: duckdb.DuckDBPyConnection) -> None:
+    """Pull in the background too (the app server's root connection); nothing without a team store."""
+    found = _replicas.get(id(conn))
+    if found is not None:
+        found.listen()
+
+
+def close(conn: duckdb.DuckDBPyConnection) -> None:
+    """Close `conn`; a replica also stops pulling, and its store's pool closes with its last replica."""
+    with _registry_lock:
+        found = _replicas.pop(id(conn), None)
+        last = found is not None and all(other.team is not found.team for other in _replicas.values())
+        if last:
+            _stores.pop(found.team.url, None)
+    if found is not None:
+        found.stop()
+        if last:
+            found.team.close()
+    conn.close()
+
+
+def of(conn: duckdb.DuckDBPyConnection) -> Replica | None:
+    """The replica `conn` is, if any. A shared write on an unattached connection while this process
+    has replicas is a bug (a cursor passed where the root connection belongs): it would stay local."""
+    found = _replicas.get(id(conn))
+    if found is None and _replicas:
+        raise RuntimeError("a shared write on a connection that is not the replica's root connection")
+    return found
+
+
+@atexit.register
+def _close_all() -> None:
+    """A server stopping closes its replicas, so each file is checkpointed and its log folded in,
+    as it is without a team store (the background pull would otherwise keep the connection alive)."""
+    for replica in list(_replicas.values()):
+        close(replica.conn)
+
+
+def join_team(conn: duckdb.DuckDBPyConnection, url: str, retry_s: float) -> Replica:
+    """Make `conn` a replica of the store at `url` (one pool per store and process). Nothing is
+    contacted yet: the first page run or write checks the store and catches up."""
+    from faithlens.store.team import TeamStore
+
+    with _registry_lock:
+        team = _stores.get(url)
+        if team is None:
+            team = _stores[url] = TeamStore(url, retry_s)
+        replica = _replicas[id(conn)] = Replica(conn, team)
+    return replica

@@ -1,0 +1,248 @@
+"""The team store: one PostgreSQL event log that several app servers share (FAITHLENS_EVENTS_URL).
+
+This module is PostgreSQL's side only: the tables (team_schema.sql), appending an event, reading
+the events after an id, drawing shared ids, and knowing whether the store answers. Replaying the
+events into a server's DuckDB file is `faithlens.store.replica`'s job.
+
+An append is acknowledged only once PostgreSQL has committed it. A store that does not answer
+(restarting, unreachable) makes an append retry with the same event key for up to
+FAITHLENS_EVENTS_RETRY seconds, so a commit whose answer was lost is found rather than made twice;
+after that the write fails with `WritesPausedError` and nothing of it is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from importlib import resources
+from urllib.parse import urlsplit
+
+import psycopg
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from faithlens.errors import WritesPausedError
+from faithlens.store.replica import Health
+
+LOCK_KEY = 0x4661697468  # the advisory lock that orders appends: event ids become visible in id order
+CHANNEL = "faithlens_events"
+SHARED_SEQUENCES = ("coding_session_seq", "coding_event_seq", "llm_call_seq", "llm_run_seq", "llm_run_event_seq")
+CONNECT_TIMEOUT_S = 2
+READ_WAIT_S = 0.5
+UNREACHABLE = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)
+
+
+@dataclass(frozen=True)
+class Event:
+    event_id: int
+    event_key: str
+    what: str
+    statements: list[dict[str, object]]
+
+
+def describe(url: str) -> str:
+    """The store's address for messages: host, port and database, never a user or password."""
+    parts = urlsplit(url)
+    return f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path or ''}"
+
+
+class TeamStore:
+    """The PostgreSQL event log at `url`, through a connection pool shared by the process's threads."""
+
+    def __init__(self, url: str, retry_s: float) -> None:
+        self.url = url
+        self.where = describe(url)
+        self.retry_s = retry_s
+        self.origin = f"{socket.gethostname()}:{os.getpid()}"
+        self._health = Health(up=True)
+        self._schema_ready = False
+        self._contacted = False
+        self._lock = threading.Lock()
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> ConnectionPool:
+        pool = ConnectionPool(
+            self.url,
+            min_size=1,
+            max_size=16,
+            open=False,
+            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            check=ConnectionPool.check_connection,
+            name="faithlens-team",
+        )
+        pool.open(wait=False)
+        return pool
+
+    def _answers(self) -> bool:
+        """Whether the store takes a new connection now. The pool's own reconnection backs off (up to
+        minutes after a long outage), so once the store answers again a fresh pool replaces it."""
+        try:
+            psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S).close()
+        except UNREACHABLE:
+            return False
+        self._recovered()
+        return True
+
+    def _recovered(self) -> None:
+        if self._health.up:
+            return
+        with self._lock:
+            stale, self.pool = self.pool, self._new_pool()
+        threading.Thread(target=stale.close, kwargs={"timeout": 1.0}, daemon=True).start()
+        self.mark(True)
+
+    @property
+    def health(self) -> Health:
+        return self._health
+
+    def mark(self, up: bool, reason: str = "") -> None:
+        if up:
+            self._health = Health(up=True)
+        elif self._health.up:
+            self._health = Health(up=False, down_since=datetime.now(), reason=reason)
+
+    @contextmanager
+    def _connection(self, timeout: float) -> Iterator[psycopg.Connection]:
+        try:
+            with self.pool.connection(timeout=timeout) as conn:
+                self._ensure_schema(conn)
+                yield conn
+        except UNREACHABLE as exc:
+            self.mark(False, _first_line(exc))
+            raise
+        self._contacted = True
+        self.mark(True)
+
+    def _read_timeout(self) -> float:
+        """How long a page run's read waits for a pooled connection: a connection's set-up the first
+        time (the pool opens without waiting), then READ_WAIT_S, so a store that went away costs a page
+        run little before it says writes are paused."""
+        return READ_WAIT_S if self._contacted else CONNECT_TIMEOUT_S
+
+    def _ensure_schema(self, conn: psycopg.Connection) -> None:
+        if self._schema_ready:
+            return
+        with self._lock, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+            conn.execute(resources.files("faithlens.store").joinpath("team_schema.sql").read_text(encoding="utf-8"))
+            conn.execute(
+                "INSERT INTO faithlens_store (store_id) SELECT %s WHERE NOT EXISTS (SELECT FROM faithlens_store)",
+                [str(uuid.uuid4())],
+            )
+        self._schema_ready = True
+
+    def _retrying(self, what: str, work: Callable[[psycopg.Connection], object]) -> object:
+        """`work` on a pooled connection, again while the store does not answer, until `retry_s`."""
+        deadline = time.monotonic() + self.retry_s
+        while True:
+            try:
+                if not self._health.up and not self._answers():
+                    raise psycopg.OperationalError(self._health.reason)
+                with self._connection(timeout=max(deadline - time.monotonic(), 0.1)) as conn:
+                    return work(conn)
+            except UNREACHABLE as exc:
+                if time.monotonic() >= deadline:
+                    raise self.paused(what, exc) from None
+                time.sleep(min(0.2, max(deadline - time.monotonic(), 0)))
+
+    def paused(self, what: str, exc: BaseException) -> WritesPausedError:
+        return WritesPausedError(
+            f"Not saved: the team store {self.where} did not answer for {self.retry_s:g} s "
+            f"({_first_line(exc)}); nothing of this write ({what}) was stored.",
+            "Nothing was lost: what you entered is still here. Save again once the 'writes paused' banner "
+            "is gone; pages keep showing this server's copy meanwhile.",
+        )
+
+    def store_id(self) -> str:
+        return self._retrying(
+            "the check of the store", lambda c: c.execute("SELECT store_id FROM faithlens_store").fetchone()[0]
+        )
+
+    def next_ids(self, sequence: str, count: int, what: str) -> list[int]:
+        """`count` fresh ids of a shared sequence (gaps are fine; every replica stores the same ids)."""
+        if sequence not in SHARED_SEQUENCES:
+            raise ValueError(f"{sequence} is not a shared sequence")
+        rows = self._retrying(
+            what,
+            lambda c: c.execute("SELECT nextval(%s) FROM generate_series(1, %s)", [sequence, count]).fetchall(),
+        )
+        return [row[0] for row in rows]
+
+    def append(self, event_key: str, what: str, statements: list[dict[str, object]]) -> int:
+        """Commit one event and return its id; the same `event_key` again returns the first one's id."""
+        body = json.dumps(statements, ensure_ascii=False)
+
+        def work(conn: psycopg.Connection) -> int:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", [LOCK_KEY])
+                found = conn.execute(
+                    "SELECT event_id FROM faithlens_event WHERE event_key = %s", [event_key]
+                ).fetchone()
+                if found:
+                    return found[0]
+                event_id = conn.execute(
+                    "INSERT INTO faithlens_event (event_key, what, origin, statements) VALUES (%s, %s, %s, %s) "
+                    "RETURNING event_id",
+                    [event_key, what, self.origin, body],
+                ).fetchone()[0]
+                conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, str(event_id)])
+                return event_id
+
+        return self._retrying(what, work)
+
+    def newest(self) -> int | None:
+        """The newest event id (0 for none), or None when the store does not answer right now (or has
+        not since it last failed: the background listener notices first when it is back)."""
+        if not self._health.up:
+            return None
+        try:
+            with self._connection(timeout=self._read_timeout()) as conn:
+                return conn.execute("SELECT coalesce(max(event_id), 0) FROM faithlens_event").fetchone()[0]
+        except UNREACHABLE:
+            return None
+
+    def events_after(self, event_id: int, limit: int = 500) -> list[Event] | None:
+        """Events after `event_id` in id order, or None when the store does not answer right now."""
+        if not self._health.up:
+            return None
+        try:
+            with self._connection(timeout=self._read_timeout()) as conn:
+                rows = conn.execute(
+                    "SELECT event_id, event_key, what, statements FROM faithlens_event "
+                    "WHERE event_id > %s ORDER BY event_id LIMIT %s",
+                    [event_id, limit],
+                ).fetchall()
+        except UNREACHABLE:
+            return None
+        return [Event(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+
+    def listen(self, on_change: Callable[[], None], stop: threading.Event) -> None:
+        """Call `on_change` when another server appends (PostgreSQL NOTIFY) and at least every second;
+        reconnects while the store is down. Runs until `stop` is set (a daemon thread's loop)."""
+        while not stop.is_set():
+            try:
+                with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self._recovered()
+                    while not stop.is_set():
+                        on_change()
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            pass
+            except UNREACHABLE as exc:
+                self.mark(False, _first_line(exc))
+                stop.wait(1.0)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
