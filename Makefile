@@ -27,8 +27,8 @@ run: ingest
 # Each server keeps its own DuckDB file (DB) as a replica; the store holds codes, sessions and LLM results.
 run-team: $(VENV)/.runtime
 	@test -n "$(EVENTS_URL)" || { echo "make run-team needs EVENTS_URL=postgresql://user@host:port/db" >&2; exit 2; }
-	FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) $(PY) -m faithlens ingest --if-stale
-	FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL=$(EVENTS_URL) \
+	export FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL='$(EVENTS_URL)'; \
+		$(PY) -m faithlens ingest --if-stale && \
 		$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 browser-deps:

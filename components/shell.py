@@ -177,23 +177,27 @@ def _open(db_path: str) -> tuple[duckdb.DuckDBPyConnection, str, list[DatasetInf
     team = store.catch_up(root)
     with root.cursor() as cur:
         version = store.data_version(cur)
+    if team is not None and not team[0].up:
+        _paused_banner(team[0], team[2])
     return root, version, _datasets(db_path, version), _team_line(team)
 
 
 def _team_line(team: tuple[store.Health, int, str] | None) -> str | None:
-    """The sidebar's line on the team store; a paused store also gets the banner on the page."""
+    """The sidebar's line on the team store."""
     if team is None:
         return None
     health, pulled, where = team
-    if not health.up:
-        st.warning(
-            f"**Writes are paused:** the team store {md_escape(where)} has not answered since "
-            f"{health.down_since:%H:%M:%S} ({md_escape(health.reason)}). Pages show this server's copy as of "
-            "then; a save waits a few seconds for the store and otherwise asks you to save again. Nothing "
-            "saved before is lost.",
-            icon=":material/cloud_off:",
-        )
     return f"{where}: {pulled:,} events applied" + ("" if health.up else ", writes paused")
+
+
+def _paused_banner(health: store.Health, where: str) -> None:
+    st.warning(
+        f"**Writes are paused:** the team store {md_escape(where)} has not answered since "
+        f"{health.down_since:%H:%M:%S} ({md_escape(health.reason)}). Pages show this server's copy as of "
+        "then; a save waits a few seconds for the store and otherwise asks you to save again. Nothing "
+        "saved before is lost.",
+        icon=":material/cloud_off:",
+    )
 
 
 def _sidebar(db_path: str, datasets: list[DatasetInfo], team: str | None = None) -> str | None:

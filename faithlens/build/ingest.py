@@ -148,7 +148,7 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
             store.set_meta(cur, BUILD_HASH_KEY, digest)
         conn.execute("CHECKPOINT")
     finally:
-        conn.close()
+        store.close(conn)
     report.seconds = time.perf_counter() - started
     return report
 
@@ -203,6 +203,12 @@ def import_file(
                 raise FaithLensError(
                     f"dataset {dataset!r} is a bundled benchmark", "pass --name NEW_NAME to import beside it"
                 )
+            if not fmt.attaches and existing is not None and store.is_replica(conn):
+                raise FaithLensError(
+                    f"dataset {dataset!r} is loaded already, and this database is a replica of a team store: "
+                    "importing it again would replace its codes and LLM labels on this server only",
+                    "pass --name NEW_NAME to import it beside the old one",
+                )
             bundle = fmt.load(registry.ImportRequest(path, dataset, cur, source, corpus, split))
             if fmt.attaches:
                 for row in bundle.rows["label_source"]:
@@ -214,7 +220,7 @@ def import_file(
             _write(cur, dataset, bundle)
         conn.execute("CHECKPOINT")
     finally:
-        conn.close()
+        store.close(conn)
     report.add(dataset, bundle)
     report.seconds = time.perf_counter() - started
     return report

@@ -223,8 +223,8 @@ def _insert(
     cur.execute(
         """
         INSERT INTO coding_event (event_id, session_id, coder, unit_id, action, codes, note, detail, codebook_version,
-                                  made_by)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                  made_by, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
             event_id,
@@ -237,6 +237,7 @@ def _insert(
             json.dumps(sub.detail) if sub.detail is not None else None,
             book.version,
             made_by,
+            store.stamp(),
         ],
     )
     write_labels(cur, session, book, coder, made_by, writes)

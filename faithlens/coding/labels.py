@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from faithlens import store
 from faithlens.coding import modes
 from faithlens.coding.codebook import Codebook
 
@@ -54,11 +55,11 @@ def _source_row(cur, session, book: Codebook, coder: str, suffix: str) -> str:
         return source
     cur.execute(
         """
-        INSERT INTO label_source (dataset, source, kind, description, origin, coder, codebook)
-        VALUES (?, ?, 'coder', ?, ?, ?, ?)
+        INSERT INTO label_source (dataset, source, kind, description, origin, coder, codebook, created_at)
+        VALUES (?, ?, 'coder', ?, ?, ?, ?, ?)
         ON CONFLICT (dataset, source) DO UPDATE SET codebook = excluded.codebook, description = excluded.description
         """,
-        [session.dataset, source, description, CODING_ORIGIN, coder, book.label],
+        [session.dataset, source, description, CODING_ORIGIN, coder, book.label, store.stamp()],
     )
     return source
 
@@ -73,8 +74,9 @@ def write_labels(
             code = book.code(write.codes[0]) if write.codes else None
             cur.execute(
                 """
-                INSERT INTO label (dataset, source, level, target_id, value, raw_value, explanation, created_by)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO label (dataset, source, level, target_id, value, raw_value, explanation, created_by,
+                                   created_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     session.dataset,
@@ -85,6 +87,7 @@ def write_labels(
                     code.key if code else None,
                     write.note,
                     made_by,
+                    store.stamp(),
                 ],
             )
             continue

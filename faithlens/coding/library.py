@@ -32,8 +32,8 @@ def builtin() -> dict[str, Codebook]:
 def remember(cur: duckdb.DuckDBPyConnection, book: Codebook, origin: str) -> None:
     """Store this version (inside the caller's transaction) unless it is stored already."""
     cur.execute(
-        "INSERT INTO codebook (name, version, origin, body) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
-        [book.name, book.version, origin, book.to_json()],
+        "INSERT INTO codebook (name, version, origin, body, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [book.name, book.version, origin, book.to_json(), store.stamp()],
     )
 
 
@@ -44,8 +44,8 @@ def save(conn: duckdb.DuckDBPyConnection, book: Codebook) -> Codebook:
     with store.write(conn, f"codebook {book.label}") as cur:
         remember(cur, book, "custom")
         cur.execute(
-            "UPDATE codebook SET created_at = current_timestamp WHERE name = ? AND version = ?",
-            [book.name, book.version],
+            "UPDATE codebook SET created_at = ? WHERE name = ? AND version = ?",
+            [store.stamp(), book.name, book.version],
         )
     return book
 

@@ -178,8 +178,11 @@ def insert(cur: duckdb.DuckDBPyConnection, session: Session) -> Session:
     made = dataclasses.replace(session, session_id=store.next_id(cur, "coding_session_seq"))
     columns = [f.name for f in dataclasses.fields(Session)]
     cur.execute(
-        f"INSERT INTO coding_session ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
-        [list(value) if isinstance(value, tuple) else value for value in (getattr(made, c) for c in columns)],
+        f"INSERT INTO coding_session ({', '.join(columns)}, created_at) VALUES ({', '.join('?' * len(columns))}, ?)",
+        [
+            *(list(value) if isinstance(value, tuple) else value for value in (getattr(made, c) for c in columns)),
+            store.stamp(),
+        ],
     )
     return made
 
@@ -229,8 +232,8 @@ def join(conn: duckdb.DuckDBPyConnection, session: Session, coder: str) -> str:
             conn,
             f"coding join {session.name}",
             lambda cur: cur.execute(
-                "INSERT INTO coding_coder (session_id, coder) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                [session.session_id, coder],
+                "INSERT INTO coding_coder (session_id, coder, joined_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [session.session_id, coder, store.stamp()],
             ),
         )
     return coder

@@ -123,8 +123,8 @@ def save(
         values = [json.dumps(getattr(stored, n)) if n in _JSON_FIELDS else getattr(stored, n) for n in _STORED]
         call_id = store.next_id(cur, "llm_call_seq")
         cur.execute(
-            f"INSERT INTO llm_call (call_id, {', '.join(_STORED)}) VALUES (?{', ?' * len(_STORED)})",
-            [call_id, *values],
+            f"INSERT INTO llm_call (call_id, {', '.join(_STORED)}, created_at) VALUES (?{', ?' * len(_STORED)}, ?)",
+            [call_id, *values, store.stamp()],
         )
         if label is not None and stored.dataset is not None:
             _label(cur, stored, label, description)
@@ -191,18 +191,18 @@ def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, descri
         cur.execute(
             """
             INSERT INTO label_source (dataset, source, kind, description, origin, provider, model, prompt_version,
-                                      parameters)
-            VALUES (?, ?, 'llm', ?, ?, ?, ?, ?, ?)
+                                      parameters, created_at)
+            VALUES (?, ?, 'llm', ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (dataset, source) DO UPDATE SET prompt_version = excluded.prompt_version,
                 parameters = excluded.parameters, description = excluded.description
             """,
-            row,
+            [*row, store.stamp()],
         )
     cur.execute(
         """
         INSERT INTO label (dataset, source, level, target_id, value, raw_value, explanation, raw_output, rewrite,
-                           input_tokens, output_tokens, cost_usd)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                           input_tokens, output_tokens, cost_usd, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
             call.dataset,
@@ -217,6 +217,7 @@ def _label(cur: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, descri
             call.input_tokens,
             call.output_tokens,
             call.cost_usd,
+            store.stamp(),
         ],
     )
 

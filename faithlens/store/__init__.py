@@ -14,7 +14,7 @@ from faithlens.store.connection import DatabaseInUseError, Holder, connect, ensu
 from faithlens.store.replica import Health, catch_up, close, is_replica, listen
 from faithlens.store.snapshot import Reading, open_for_reading
 from faithlens.store.sql import LATEST_LABEL, execute_named, fetch_all, fetch_one, natural_key
-from faithlens.store.writes import data_version, next_id, write, write_retrying
+from faithlens.store.writes import data_version, next_id, stamp, write, write_retrying
 
 __all__ = [
     "LATEST_LABEL",
@@ -37,6 +37,7 @@ __all__ = [
     "listen",
     "open_for_reading",
     "set_meta",
+    "stamp",
     "write",
     "write_retrying",
 ]

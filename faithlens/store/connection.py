@@ -15,6 +15,8 @@ from faithlens.store.sql import LATEST_LABEL
 
 SCHEMA_VERSION = "1"
 CURRENT_LABEL_VIEW = f"CREATE OR REPLACE VIEW current_label AS SELECT * FROM label {LATEST_LABEL}"
+STORE_KEY = "events_store"
+"""meta key: the id of the team store a replica replays (set when it first joins one)."""
 BUILD_HINT = "run `python -m faithlens ingest` or `make run` to build it"
 
 
@@ -92,12 +94,26 @@ def connect(path: Path | str, read_only: bool = False, create: bool = True) -> d
         raise _open_error(path, exc) from None
     if not read_only:
         ensure_schema(conn)
-        if url := config.get("events_url"):
-            # Imported here: psycopg is loaded only by a server that has a team store.
-            from faithlens.store import replica
-
-            replica.join_team(conn, url, float(config.get("events_retry")))
+        _team(conn, path)
     return conn
+
+
+def _team(conn: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Make a read-write connection a replica of the team store when one is set; refuse to write to a
+    replica without it, which would part its history from the other servers' (and from the ids the
+    store hands out)."""
+    if url := config.get("events_url"):
+        # Imported here: psycopg is loaded only by a server that has a team store.
+        from faithlens.store import replica
+
+        replica.join_team(conn, url, float(config.get("events_retry")))
+    elif get_meta(conn, STORE_KEY) is not None:
+        conn.close()
+        raise FaithLensError(
+            f"{path} is a server's copy of a team store, and FAITHLENS_EVENTS_URL is not set",
+            "set FAITHLENS_EVENTS_URL to the store's URL (as `make run-team EVENTS_URL=...` does) to write to it, "
+            "or point FAITHLENS_DB at another database file; read-only commands (stats, metrics) work as they are",
+        )
 
 
 def _open_error(path: Path, exc: duckdb.Error) -> FaithLensError:

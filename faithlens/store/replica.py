@@ -2,16 +2,20 @@
 
 A shared write runs in three steps. First its body runs in a DuckDB transaction through a
 `Recording` cursor, which remembers every statement that changes data (with its parameters) and
-draws shared ids from PostgreSQL; the transaction is then rolled back. Second, the statements are
-appended to PostgreSQL as one event: committed there, the write is acknowledged. Third, the replica
-pulls every event it has not applied, in id order, its own included, each in one DuckDB transaction
-that also records the event id in `meta` (`events_pulled`), so pulling twice changes nothing and a
-server that was down catches up where it stopped. An event whose replay breaks a constraint (two
-servers creating one session name at once) breaks it on every replica alike: it is skipped
-everywhere, named in `write_log`, and its writer gets the error as if the write had failed locally.
+draws shared ids from PostgreSQL. Second, the statements are appended to PostgreSQL as one event:
+committed there, the write is acknowledged. Third, the replica applies every event it has not
+applied, in id order, its own included (its own usually by committing the tentative transaction),
+in DuckDB transactions that also record the last event id in `meta` (`events_pulled`), so pulling
+twice changes nothing and a server that was down catches up where it stopped.
 
-The tentative run and the replays of one process hold one lock, so they never see each other's
-uncommitted rows; the append itself holds no local lock.
+An event whose replay breaks a constraint (two servers creating one session name at once) breaks it
+on every replica alike: it is skipped everywhere, named in `write_log`, and its writer gets the
+error as if the write had failed locally. Any other DuckDB error stops the pull (a full disk must
+not skip an event on one replica only).
+
+The tentative run, the first append attempt and the replays of one process hold one lock, so they
+never see each other's uncommitted rows; an append the store did not answer is tried again outside it.
+Timestamps are written by the writer (`store.stamp()`), so every replica holds the same ones.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import atexit
 import logging
 import re
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from faithlens.errors import FaithLensError
-from faithlens.store.connection import get_meta, set_meta
+from faithlens.errors import FaithLensError, WritesPausedError
+from faithlens.store.connection import STORE_KEY, get_meta, set_meta
 
 if TYPE_CHECKING:  # team.py loads psycopg, which a server without a team store never needs
     from faithlens.store.team import Event, TeamStore
@@ -38,7 +43,6 @@ if TYPE_CHECKING:  # team.py loads psycopg, which a server without a team store 
 log = logging.getLogger("faithlens.team")
 
 PULLED_KEY = "events_pulled"
-STORE_KEY = "events_store"
 PULL_BATCH = 500
 STOP_WAIT_S = 3.0
 CHANGES = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
@@ -79,7 +83,7 @@ class Recording:
         return self
 
     def next_id(self, sequence: str) -> int:
-        return self._team.next_ids(sequence, 1, self._what)[0]
+        return self._team.next_id(sequence, self._what)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._cur, name)
@@ -104,14 +108,12 @@ class Replica:
         self.team = team
         self._lock = threading.RLock()
         self._pulled: int | None = None
-        self._rejected: dict[int, duckdb.Error] = {}
+        self._mine: set[str] = set()
+        """Event keys this process appended and waits to see applied."""
+        self._rejected: dict[str, duckdb.ConstraintException] = {}
         self._listening: threading.Event | None = None
         self._listener: threading.Thread | None = None
         self._joined = False
-
-    @property
-    def health(self) -> Health:
-        return self.team.health
 
     def pulled(self) -> int:
         if self._pulled is None:
@@ -148,10 +150,14 @@ class Replica:
     def catch_up(self) -> Health:
         """Apply what is new, if anything (one query when nothing is); the store's health after it."""
         newest = self.team.newest()
-        if newest is not None:
+        if newest is None:
+            return self.team.health
+        try:
             self._join()
-            if newest > self.pulled():
-                self.pull()
+        except WritesPausedError:  # the store went away since `newest`: a page run only reads
+            return self.team.health
+        if newest > self.pulled():
+            self.pull()
         return self.team.health
 
     def pull(self) -> None:
@@ -180,11 +186,14 @@ class Replica:
                         cur.execute("INSERT INTO write_log (what) VALUES (?)", [event.what])
                 set_meta(cur, PULLED_KEY, str(max(done, events[-1].event_id)))
                 cur.commit()
-            except duckdb.Error:
+            except duckdb.ConstraintException:
                 cur.rollback()
                 for event in events:
                     self._apply(event)
                 return
+            except BaseException:
+                cur.rollback()
+                raise
         self._pulled = max(done, events[-1].event_id)
 
     def _apply(self, event: Event) -> None:
@@ -197,10 +206,13 @@ class Replica:
                 for statement in event.statements:
                     cur.execute(statement["sql"], statement["params"])
                 self._commit(cur, event.event_id, event.what)
-            except duckdb.Error as exc:
+            except duckdb.ConstraintException as exc:
                 cur.rollback()
                 self._reject(cur, event, exc)
                 self._pulled = event.event_id
+            except BaseException:
+                cur.rollback()
+                raise
 
     def _commit(self, cur: duckdb.DuckDBPyConnection, event_id: int, what: str) -> None:
         """End an event's transaction: logged like any write, and marked applied in the same commit."""
@@ -209,43 +221,63 @@ class Replica:
         cur.commit()
         self._pulled = event_id
 
-    def _reject(self, cur: duckdb.DuckDBPyConnection, event: Event, exc: duckdb.Error) -> None:
+    def _reject(self, cur: duckdb.DuckDBPyConnection, event: Event, exc: duckdb.ConstraintException) -> None:
         log.warning("team event %s (%s) skipped: %s", event.event_id, event.what, exc)
-        self._rejected[event.event_id] = exc
+        if event.event_key in self._mine:
+            self._rejected[event.event_key] = exc
         cur.begin()
         cur.execute("INSERT INTO write_log (what) VALUES (?)", [f"skipped team event {event.event_id}: {event.what}"])
         set_meta(cur, PULLED_KEY, str(event.event_id))
         cur.commit()
 
     @contextmanager
-    def write(self, what: str) -> Iterator[Recording]:
+    def write(self, what: str, patience_s: float) -> Iterator[Recording]:
         """A shared write: tentative run, append to the store, pull (see the module's docstring).
 
+        The tentative run and a first append attempt hold the lock; when the store does not answer,
+        the same statements under the same event key are appended outside it, until the store's retry
+        window or `patience_s` has passed, so one server's writes never queue behind a dead store.
         When the store numbers the event right after the last one applied here, the tentative
         transaction is exactly its replay, so it is committed as the replay instead of run twice.
         Committed to the store, the write is done even if the store stops answering before this
         replica has applied it: the next pull applies it."""
+        key = uuid.uuid4().hex
+        deadline = time.monotonic() + max(patience_s, self.team.retry_s)
+        if not self.team.health.up:
+            self.team.answers()
         self.pull()
-        with self._lock, self.conn.cursor() as cur:
-            cur.begin()
-            recording = Recording(cur, self.team, what)
-            try:
-                yield recording
-                if not recording.statements:
+        self._mine.add(key)
+        try:
+            with self._lock, self.conn.cursor() as cur:
+                cur.begin()
+                recording = Recording(cur, self.team, what)
+                try:
+                    yield recording
+                    event_id = self._first_append(key, what, recording.statements) if recording.statements else 0
+                except BaseException:
                     cur.rollback()
+                    raise
+                if event_id and event_id == self.pulled() + 1:
+                    self._commit(cur, event_id, what)
                     return
-                event_id = self.team.append(uuid.uuid4().hex, what, recording.statements)
-            except BaseException:
                 cur.rollback()
-                raise
-            if event_id == self.pulled() + 1:
-                self._commit(cur, event_id, what)
+            if event_id == 0:
                 return
-            cur.rollback()
-        self.pull()
-        rejected = self._rejected.pop(event_id, None)
+            if event_id is None:
+                self.team.append(key, what, recording.statements, deadline)
+            self.pull()
+        finally:
+            self._mine.discard(key)
+        rejected = self._rejected.pop(key, None)
         if rejected is not None:
             raise type(rejected)(str(rejected))
+
+    def _first_append(self, key: str, what: str, statements: list[dict[str, object]]) -> int | None:
+        """One attempt (inside the lock); None when the store did not answer."""
+        try:
+            return self.team.append(key, what, statements, deadline=0)
+        except WritesPausedError:
+            return None
 
     def listen(self) -> None:
         """Pull in the background: on each NOTIFY from the store, and every second."""

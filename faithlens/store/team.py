@@ -4,15 +4,18 @@ This module is PostgreSQL's side only: the tables (team_schema.sql), appending a
 the events after an id, drawing shared ids, and knowing whether the store answers. Replaying the
 events into a server's DuckDB file is `faithlens.store.replica`'s job.
 
-An append is acknowledged only once PostgreSQL has committed it. A store that does not answer
-(restarting, unreachable) makes an append retry with the same event key for up to
-FAITHLENS_EVENTS_RETRY seconds, so a commit whose answer was lost is found rather than made twice;
-after that the write fails with `WritesPausedError` and nothing of it is kept.
+An append is acknowledged only once PostgreSQL has committed it. An append that finds the store
+not answering (restarting, unreachable) is tried again with the same event key until its deadline,
+so a commit whose answer was lost is found rather than made twice; past the deadline the write fails
+with `WritesPausedError`. Everything else here is one attempt, and a connection is given up when
+the network stops carrying it (TCP keepalives and a user timeout), so nothing waits on a dead peer
+for the kernel's quarter of an hour.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import socket
 import threading
@@ -23,7 +26,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from importlib import resources
-from urllib.parse import urlsplit
 
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
@@ -31,11 +33,23 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from faithlens.errors import WritesPausedError
 from faithlens.store.replica import Health
 
+log = logging.getLogger("faithlens.team")
+
 LOCK_KEY = 0x4661697468  # the advisory lock that orders appends: event ids become visible in id order
 CHANNEL = "faithlens_events"
 SHARED_SEQUENCES = ("coding_session_seq", "coding_event_seq", "llm_call_seq", "llm_run_seq", "llm_run_event_seq")
 CONNECT_TIMEOUT_S = 2
 READ_WAIT_S = 0.5
+PROBE_PAUSE_S = 0.2
+LINK = {
+    "connect_timeout": CONNECT_TIMEOUT_S,
+    "keepalives": 1,
+    "keepalives_idle": 5,
+    "keepalives_interval": 2,
+    "keepalives_count": 2,
+    "tcp_user_timeout": 5000,
+}
+"""Connection settings: a peer that stops answering is noticed within seconds."""
 UNREACHABLE = (psycopg.OperationalError, psycopg.InterfaceError, PoolTimeout)
 
 
@@ -47,10 +61,15 @@ class Event:
     statements: list[dict[str, object]]
 
 
+def _userinfo(url: str) -> str:
+    """`user:password` of a URL, found by the last '@' so that a password holding '/' or '@' is whole."""
+    rest = url.split("://", 1)[-1]
+    return rest.rsplit("@", 1)[0] if "@" in rest else ""
+
+
 def describe(url: str) -> str:
-    """The store's address for messages: host, port and database, never a user or password."""
-    parts = urlsplit(url)
-    return f"{parts.hostname or 'localhost'}:{parts.port or 5432}{parts.path or ''}"
+    """The store's address for messages: host, port and database as written, never a user or password."""
+    return url.split("://", 1)[-1].rsplit("@", 1)[-1].split("?", 1)[0]
 
 
 class TeamStore:
@@ -73,18 +92,18 @@ class TeamStore:
             min_size=1,
             max_size=16,
             open=False,
-            kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
+            kwargs={"autocommit": True, **LINK},
             check=ConnectionPool.check_connection,
             name="faithlens-team",
         )
         pool.open(wait=False)
         return pool
 
-    def _answers(self) -> bool:
+    def answers(self) -> bool:
         """Whether the store takes a new connection now. The pool's own reconnection backs off (up to
         minutes after a long outage), so once the store answers again a fresh pool replaces it."""
         try:
-            psycopg.connect(self.url, connect_timeout=CONNECT_TIMEOUT_S).close()
+            psycopg.connect(self.url, **LINK).close()
         except UNREACHABLE:
             return False
         self._recovered()
@@ -115,7 +134,7 @@ class TeamStore:
                 self._ensure_schema(conn)
                 yield conn
         except UNREACHABLE as exc:
-            self.mark(False, _first_line(exc))
+            self.mark(False, self.quiet(exc))
             raise
         self._contacted = True
         self.mark(True)
@@ -138,45 +157,59 @@ class TeamStore:
             )
         self._schema_ready = True
 
-    def _retrying(self, what: str, work: Callable[[psycopg.Connection], object]) -> object:
-        """`work` on a pooled connection, again while the store does not answer, until `retry_s`."""
-        deadline = time.monotonic() + self.retry_s
+    def _once(self, what: str, work: Callable[[psycopg.Connection], object]) -> object:
+        """`work` on a pooled connection, one attempt; `WritesPausedError` when the store does not answer."""
+        try:
+            with self._connection(timeout=CONNECT_TIMEOUT_S if self._health.up else READ_WAIT_S) as conn:
+                return work(conn)
+        except UNREACHABLE as exc:
+            raise self.paused(what, exc) from None
+
+    def until(self, what: str, work: Callable[[psycopg.Connection], object], deadline: float) -> object:
+        """`work` again and again while the store does not answer, until `deadline` (time.monotonic)."""
         while True:
             try:
-                if not self._health.up and not self._answers():
-                    raise psycopg.OperationalError(self._health.reason)
-                with self._connection(timeout=max(deadline - time.monotonic(), 0.1)) as conn:
-                    return work(conn)
-            except UNREACHABLE as exc:
+                return self._once(what, work)
+            except WritesPausedError:
                 if time.monotonic() >= deadline:
-                    raise self.paused(what, exc) from None
-                time.sleep(min(0.2, max(deadline - time.monotonic(), 0)))
+                    raise
+                if not self.answers():
+                    time.sleep(PROBE_PAUSE_S)
 
     def paused(self, what: str, exc: BaseException) -> WritesPausedError:
         return WritesPausedError(
             f"Not saved: the team store {self.where} did not answer for {self.retry_s:g} s "
-            f"({_first_line(exc)}); nothing of this write ({what}) was stored.",
+            f"({self.quiet(exc)}); nothing of this write ({what}) was stored.",
             "Nothing was lost: what you entered is still here. Save again once the 'writes paused' banner "
             "is gone; pages keep showing this server's copy meanwhile.",
         )
 
+    def quiet(self, exc: BaseException) -> str:
+        """The first line of a driver error, with the URL's user and password blanked out."""
+        text = _first_line(exc)
+        userinfo = _userinfo(self.url)
+        for secret in (userinfo, *userinfo.split(":", 1)):
+            if secret:
+                text = text.replace(secret, "***")
+        return text
+
     def store_id(self) -> str:
-        return self._retrying(
-            "the check of the store", lambda c: c.execute("SELECT store_id FROM faithlens_store").fetchone()[0]
+        deadline = time.monotonic() + self.retry_s
+        return self.until(
+            "the check of the store",
+            lambda c: c.execute("SELECT store_id FROM faithlens_store").fetchone()[0],
+            deadline,
         )
 
-    def next_ids(self, sequence: str, count: int, what: str) -> list[int]:
-        """`count` fresh ids of a shared sequence (gaps are fine; every replica stores the same ids)."""
+    def next_id(self, sequence: str, what: str) -> int:
+        """A fresh id of a shared sequence (gaps are fine; every replica stores the same ids); one attempt."""
         if sequence not in SHARED_SEQUENCES:
             raise ValueError(f"{sequence} is not a shared sequence")
-        rows = self._retrying(
-            what,
-            lambda c: c.execute("SELECT nextval(%s) FROM generate_series(1, %s)", [sequence, count]).fetchall(),
-        )
-        return [row[0] for row in rows]
+        return self._once(what, lambda c: c.execute("SELECT nextval(%s)", [sequence]).fetchone()[0])
 
-    def append(self, event_key: str, what: str, statements: list[dict[str, object]]) -> int:
-        """Commit one event and return its id; the same `event_key` again returns the first one's id."""
+    def append(self, event_key: str, what: str, statements: list[dict[str, object]], deadline: float) -> int:
+        """Commit one event and return its id, trying until `deadline` (0: once); the same `event_key`
+        again returns the first one's id."""
         body = json.dumps(statements, ensure_ascii=False)
 
         def work(conn: psycopg.Connection) -> int:
@@ -195,7 +228,7 @@ class TeamStore:
                 conn.execute("SELECT pg_notify(%s, %s)", [CHANNEL, str(event_id)])
                 return event_id
 
-        return self._retrying(what, work)
+        return self.until(what, work, deadline)
 
     def newest(self) -> int | None:
         """The newest event id (0 for none), or None when the store does not answer right now (or has
@@ -228,15 +261,18 @@ class TeamStore:
         reconnects while the store is down. Runs until `stop` is set (a daemon thread's loop)."""
         while not stop.is_set():
             try:
-                with psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+                with psycopg.connect(self.url, autocommit=True, **LINK) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
-                    self._recovered()
                     while not stop.is_set():
+                        self._recovered()
                         on_change()
                         for _ in conn.notifies(timeout=1.0, stop_after=1):
                             pass
             except UNREACHABLE as exc:
-                self.mark(False, _first_line(exc))
+                self.mark(False, self.quiet(exc))
+                stop.wait(1.0)
+            except Exception:  # noqa: BLE001 - the background pull must outlive any one failure
+                log.exception("team store listener")
                 stop.wait(1.0)
 
     def close(self) -> None:

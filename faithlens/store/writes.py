@@ -9,6 +9,7 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import TypeVar
 
 import duckdb
@@ -18,21 +19,24 @@ from faithlens.store import replica
 
 T = TypeVar("T")
 CONFLICT_ATTEMPTS = 5
-PAUSED_WAIT_S = 1.0
+PAUSED_WAIT_S = 0.5
 
 
 @contextmanager
-def write(conn: duckdb.DuckDBPyConnection, what: str, local: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+def write(
+    conn: duckdb.DuckDBPyConnection, what: str, local: bool = False, patience_s: float = 0
+) -> Iterator[duckdb.DuckDBPyConnection]:
     """One all-or-nothing write on a fresh cursor: commit on success, roll back on any error.
 
     `what` says what the write was ("ingest", "import storysumm", "alignment tofueval"); it is kept
     in `write_log` beside the id that bumps the data version. When `conn` is a replica of a team
     store, the write goes through the store first (`faithlens.store.replica`) unless it is `local`:
-    building a server's copy of the bundled data from its own raw files.
+    building a server's copy of the bundled data from its own raw files. `patience_s` is how long an
+    append may wait for a store that does not answer, beyond its retry window (see `write_retrying`).
     """
     shared = None if local else replica.of(conn)
     if shared is not None:
-        with shared.write(what) as recording:
+        with shared.write(what, patience_s) as recording:
             yield recording
         return
     with conn.cursor() as cur:
@@ -54,15 +58,18 @@ def write_retrying(
     duplicate key against the other's uncommitted row), so the whole body runs again after a short
     random wait, as DuckDB's concurrency guide advises. A real duplicate fails every attempt.
 
-    With a team store, a write that holds something already paid for (an LLM answer) is given
-    `patience_s` seconds: while the store does not answer, the body runs again every PAUSED_WAIT_S
-    rather than fail, so a store restart does not cost the answer."""
-    deadline = time.monotonic() + patience_s
+    With a team store, a write that finds the store not answering runs again every PAUSED_WAIT_S for
+    the store's retry window (FAITHLENS_EVENTS_RETRY), so a save during a restart goes through by
+    itself; one that holds something already paid for (an LLM answer) is given `patience_s` instead,
+    so a longer outage does not cost the answer. Nothing of a write is in the store before its one
+    append, which keeps its event key across its own retries: running the body again adds nothing twice."""
+    shared = replica.of(conn)
+    deadline = time.monotonic() + (max(patience_s, shared.team.retry_s) if shared else 0)
     attempt = 0
     while True:
         attempt += 1
         try:
-            with write(conn, what) as cur:
+            with write(conn, what, patience_s=patience_s) as cur:
                 return body(cur)
         except (duckdb.TransactionException, duckdb.ConstraintException):
             if attempt >= CONFLICT_ATTEMPTS:
@@ -72,6 +79,12 @@ def write_retrying(
             if time.monotonic() >= deadline:
                 raise
             time.sleep(PAUSED_WAIT_S)
+
+
+def stamp() -> str:
+    """The time of a write as its rows store it (`created_at`): given by the writer rather than each
+    replica's `current_timestamp` at replay, so every replica holds the time the write was made."""
+    return datetime.now().isoformat(sep=" ")
 
 
 def next_id(cur: duckdb.DuckDBPyConnection, sequence: str) -> int:

@@ -25,11 +25,12 @@ EXPLORE = "explore"
 SPLIT = "split:"
 CREATED = "created"
 RESUMABLE = (log.INTERRUPTED, "cancelled", "budget", "stopped", CREATED)
+"""States a run can go on from (Resume asks only for what is missing)."""
 ELSEWHERE = "running on another server"
 ELSEWHERE_QUIET_S = 180
 """A working run stores an event with each finished item (an LLM call gives up within its timeout),
-so a 'running' run quiet for longer has no worker anywhere: it was interrupted."""
-"""States a run can go on from (Resume asks only for what is missing)."""
+so a 'running' run quiet for longer has no worker anywhere: it was interrupted. (A run in batch mode
+stores nothing while the provider works on its batch; see the README.)"""
 LEVEL_NOUNS = {"summary": "summaries", "sentence": "sentences", "claim": "claims"}
 
 

@@ -20,6 +20,8 @@ from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import WritesPausedError
 from faithlens.llm.runs.spec import Selection
+from faithlens.store import replica
+from faithlens.store.team import TeamStore, describe
 from tests.coding.support import plant_rewrite, storysumm_ids
 from tests.pgcluster import Cluster
 from tests.team.conftest import events as store_events
@@ -161,3 +163,55 @@ def test_the_first_save_after_a_long_outage_goes_through_at_once(servers, pg_clu
     started = time.monotonic()
     events.save(a, made, "alice", Submission(units[1], ("faithful",)))
     assert time.monotonic() - started < 1.0
+
+
+def test_a_save_is_refused_in_its_own_window_while_paid_answers_wait_for_the_store(servers, pg_cluster: Cluster):
+    """Writes do not queue behind one another while the store is down: a code save gives up after the
+    retry window (1 s here) even while an LLM answer is waiting, and the answer is stored once after."""
+    a = servers("a")
+    made = _session(a)
+    pg_cluster.stop()
+    answer = threading.Thread(target=plant_rewrite, args=(a, "llm/arm-rewrite-both/m", f"{made.units[0]}#c0", "Re."))
+    answer.start()
+    try:
+        time.sleep(0.5)
+        started = time.monotonic()
+        with pytest.raises(WritesPausedError):
+            events.save(a, made, "alice", Submission(made.units[1], ("faithful",)))
+        assert time.monotonic() - started < 3
+    finally:
+        pg_cluster.start()
+    answer.join(30)
+    assert a.execute("SELECT count(*) FROM llm_call").fetchone() == (1,)
+
+
+def test_after_a_failed_read_the_background_pull_notices_the_store_is_back(servers, pg_cluster: Cluster):
+    a, b = servers("a"), servers("b")
+    store.catch_up(b)
+    store.listen(b)
+    pg_cluster.stop()
+    try:
+        health, _, _ = store.catch_up(b)
+        assert not health.up
+    finally:
+        pg_cluster.start()
+    made = _session(a)
+    deadline = time.monotonic() + 10
+    while not b.execute("SELECT count(*) FROM coding_session").fetchone()[0] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert sessions.get(b, "duo") == made
+    assert store.catch_up(b)[0].up
+
+
+def test_messages_never_show_the_urls_password(servers):
+    team = replica.of(servers("a")).team
+    assert describe("postgresql://ann:pa/ss@db.lab:5432/faithlens?sslmode=require") == "db.lab:5432/faithlens"
+    secret = TeamStore("postgresql://ops-user:s3cret-pw@127.0.0.1:1/faithlens", retry_s=0)
+    try:
+        with pytest.raises(WritesPausedError) as refused:
+            secret.next_id("coding_event_seq", "a test write")
+        assert "s3cret-pw" not in str(refused.value) and "ops-user" not in str(refused.value)
+        assert "s3cret-pw" not in secret.health.reason
+    finally:
+        secret.close()
+    assert team.where.startswith("127.0.0.1:")

@@ -6,6 +6,7 @@ file works alone, as before, and psycopg is not even loaded."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +17,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from faithlens import store
-from faithlens.coding import events, report, sessions
+from faithlens.build import ingest
+from faithlens.coding import codebook, events, library, report, sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
@@ -25,6 +27,7 @@ from faithlens.llm.runs import log
 from faithlens.llm.runs.spec import RunSpec, Selection
 from faithlens.store import replica
 from tests.coding.support import llm_call, plant_rewrite, storysumm_ids
+from tests.coding.test_codebooks import _valid_yaml
 from tests.team.conftest import events as store_events
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,15 +35,16 @@ BOOK = "storysumm-faithfulness"
 ALICE = ("faithful", "unfaithful", "faithful", "faithful", "unfaithful", "faithful")
 BOB = ("faithful", "unfaithful", "unfaithful", "faithful", "faithful", "faithful")
 SHARED_ROWS = {
-    "coding_session": "SELECT * EXCLUDE (created_at) FROM coding_session ORDER BY session_id",
-    "coding_coder": "SELECT session_id, coder FROM coding_coder ORDER BY ALL",
-    "coding_event": "SELECT * EXCLUDE (created_at) FROM coding_event ORDER BY event_id",
-    "codebook": "SELECT name, version, origin, body FROM codebook ORDER BY ALL",
-    "coder labels": "SELECT * EXCLUDE (event_id, created_at) FROM current_label WHERE source LIKE 'coding/%' ORDER BY ALL",
-    "llm_call": "SELECT * EXCLUDE (created_at) FROM llm_call ORDER BY call_id",
-    "llm_run": "SELECT * EXCLUDE (created_at) FROM llm_run ORDER BY run_id",
-    "llm_run_event": "SELECT * EXCLUDE (created_at) FROM llm_run_event ORDER BY event_id",
+    "coding_session": "SELECT * FROM coding_session ORDER BY session_id",
+    "coding_coder": "SELECT * FROM coding_coder ORDER BY ALL",
+    "coding_event": "SELECT * FROM coding_event ORDER BY event_id",
+    "codebook": "SELECT * FROM codebook ORDER BY ALL",
+    "coder labels": "SELECT * EXCLUDE (event_id) FROM current_label WHERE source LIKE 'coding/%' ORDER BY ALL",
+    "llm_call": "SELECT * FROM llm_call ORDER BY call_id",
+    "llm_run": "SELECT * FROM llm_run ORDER BY run_id",
+    "llm_run_event": "SELECT * FROM llm_run_event ORDER BY event_id",
 }
+"""The rows the event log writes, timestamps included (each replica's own label event ids aside)."""
 
 
 def shared_rows(conn: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
@@ -183,8 +187,8 @@ def test_one_session_name_made_on_two_servers_at_once_is_refused_on_both(servers
 
 def test_the_same_event_key_appended_twice_is_one_event(servers, team_url: str):
     team = replica.of(servers("a")).team
-    first = team.append("one-key", "coding code s u", [])
-    assert team.append("one-key", "coding code s u", []) == first
+    first = team.append("one-key", "coding code s u", [], deadline=0)
+    assert team.append("one-key", "coding code s u", [], deadline=0) == first
     assert len(store_events(team_url)) == 1
 
 
@@ -217,3 +221,44 @@ print(store.catch_up(conn), made.session_id, "psycopg" in sys.modules)
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["None", "1", "False"]
+
+
+def test_a_codebook_edited_twice_is_current_at_its_newest_version_on_every_server(servers, tmp_path: Path):
+    """Its versions' times are the writer's, not each replica's replay time (one instant in a catch-up)."""
+    a = servers("a")
+    books = []
+    for n, note in enumerate(("Everything the line says", "All the line says")):
+        path = tmp_path / f"lab{n}.yaml"
+        path.write_text(_valid_yaml().replace("Everything the line says", note), encoding="utf-8")
+        books.append(library.save(a, codebook.read_file(path)))
+    b = servers("b")
+    store.catch_up(b)
+    for conn in (a, b):
+        with conn.cursor() as cur:
+            assert library.available(cur)["lab-yesno"] == books[1]
+    assert shared_rows(a) == shared_rows(b)
+
+
+def test_a_replica_file_refuses_writes_without_the_store(servers, monkeypatch):
+    a = servers("a")
+    store.catch_up(a)
+    path = Path(a.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()[0])
+    store.close(a)
+    monkeypatch.delenv("FAITHLENS_EVENTS_URL")
+    with pytest.raises(FaithLensError, match="is a server's copy of a team store, and FAITHLENS_EVENTS_URL is not set"):
+        store.connect(path)
+    with store.open_for_reading(path) as reading:
+        assert reading.conn.execute("SELECT count(*) FROM coding_session").fetchone() == (0,)
+
+
+def test_a_dataset_is_not_imported_again_over_a_replicas_codes(servers, tmp_path: Path):
+    conn = servers("a")
+    path = Path(
+        conn.execute("SELECT path FROM duckdb_databases() WHERE database_name = current_database()").fetchone()[0]
+    )
+    store.close(conn)
+    data = tmp_path / "mine.jsonl"
+    data.write_text(json.dumps({"document_id": "d1", "summary_id": "s1", "sentences": [{"text": "One."}]}) + "\n")
+    ingest.import_file(path, data, "canonical", "mine")
+    with pytest.raises(FaithLensError, match="'mine' is loaded already, and this database is a replica"):
+        ingest.import_file(path, data, "canonical", "mine")

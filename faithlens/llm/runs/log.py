@@ -112,8 +112,9 @@ def create(conn: duckdb.DuckDBPyConnection, spec: RunSpec, units: list[str], sel
     with store.write(conn, f"run {spec.source}") as cur:
         run_id = store.next_id(cur, "llm_run_seq")
         cur.execute(
-            "INSERT INTO llm_run (run_id, dataset, level, selection, units, spec, source) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [run_id, spec.dataset, spec.level, selection, units, spec.to_json(), spec.source],
+            "INSERT INTO llm_run (run_id, dataset, level, selection, units, spec, source, created_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [run_id, spec.dataset, spec.level, selection, units, spec.to_json(), spec.source, store.stamp()],
         )
         return run_id
 
@@ -140,8 +141,8 @@ def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) 
     cur.execute(
         """
         INSERT INTO llm_run_event (event_id, run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
-                                   calls, input_tokens, output_tokens, cost_usd)
-        VALUES (?, ?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   calls, input_tokens, output_tokens, cost_usd, created_at)
+        VALUES (?, ?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
             store.next_id(cur, "llm_run_event_seq"),
@@ -157,6 +158,7 @@ def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) 
             item.spent.input_tokens,
             item.spent.output_tokens,
             item.spent.cost,
+            store.stamp(),
         ],
     )
 
@@ -165,8 +167,8 @@ def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str,
     """A 'state' event (running, finished, cancelled, budget, stopped) or a 'batch' one (submitted, collected)."""
     with store.write(conn, f"run {run_id} {status}") as cur:
         cur.execute(
-            "INSERT INTO llm_run_event (event_id, run_id, kind, status, reason) VALUES (?, ?, ?, ?, ?)",
-            [store.next_id(cur, "llm_run_event_seq"), run_id, kind, status, reason],
+            "INSERT INTO llm_run_event (event_id, run_id, kind, status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [store.next_id(cur, "llm_run_event_seq"), run_id, kind, status, reason, store.stamp()],
         )
 
 
