@@ -46,6 +46,7 @@ PULLED_KEY = "events_pulled"
 PULL_BATCH = 500
 STOP_WAIT_S = 3.0
 CHANGES = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
+RESULT_READERS = frozenset({"fetchone", "fetchall", "fetchmany", "description"})
 SHARED_TABLES = ("coding_session", "coding_event", "codebook", "llm_call", "llm_run")
 """Tables only the event log writes once a file is a replica: a file holding rows in them from
 before (written without the store) would disagree with every other replica, so it may not join."""
@@ -86,7 +87,21 @@ class Recording:
         return self._team.next_id(sequence, self._what)
 
     def __getattr__(self, name: str) -> Any:
+        """Reading a result only: any other way to change data (executemany, a registered frame) would
+        be committed here and never reach the other replicas."""
+        if name not in RESULT_READERS:
+            raise AttributeError(f"a shared write may not use cursor.{name}: only execute() is replayed")
         return getattr(self._cur, name)
+
+
+def _applied(cur: duckdb.DuckDBPyConnection) -> int:
+    """The id of the last event this file applied (0: none), as committed."""
+    return int(get_meta(cur, PULLED_KEY) or 0)
+
+
+def _replay(cur: duckdb.DuckDBPyConnection, event: Event) -> None:
+    for statement in event.statements:
+        cur.execute(statement["sql"], statement["params"])
 
 
 def _plain(value: object) -> object:
@@ -118,7 +133,7 @@ class Replica:
     def pulled(self) -> int:
         if self._pulled is None:
             with self.conn.cursor() as cur:
-                self._pulled = int(get_meta(cur, PULLED_KEY) or 0)
+                self._pulled = _applied(cur)
         return self._pulled
 
     def _join(self) -> None:
@@ -178,11 +193,10 @@ class Replica:
         with self.conn.cursor() as cur:
             cur.begin()
             try:
-                done = int(get_meta(cur, PULLED_KEY) or 0)
+                done = _applied(cur)
                 for event in events:
                     if event.event_id > done:
-                        for statement in event.statements:
-                            cur.execute(statement["sql"], statement["params"])
+                        _replay(cur, event)
                         cur.execute("INSERT INTO write_log (what) VALUES (?)", [event.what])
                 set_meta(cur, PULLED_KEY, str(max(done, events[-1].event_id)))
                 cur.commit()
@@ -200,11 +214,10 @@ class Replica:
         with self.conn.cursor() as cur:
             cur.begin()
             try:
-                if int(get_meta(cur, PULLED_KEY) or 0) >= event.event_id:
+                if _applied(cur) >= event.event_id:
                     cur.rollback()
                     return
-                for statement in event.statements:
-                    cur.execute(statement["sql"], statement["params"])
+                _replay(cur, event)
                 self._commit(cur, event.event_id, event.what)
             except duckdb.ConstraintException as exc:
                 cur.rollback()
@@ -253,16 +266,17 @@ class Replica:
                 recording = Recording(cur, self.team, what)
                 try:
                     yield recording
-                    event_id = self._first_append(key, what, recording.statements) if recording.statements else 0
+                    if not recording.statements:
+                        cur.rollback()
+                        return
+                    event_id = self._first_append(key, what, recording.statements)
                 except BaseException:
                     cur.rollback()
                     raise
-                if event_id and event_id == self.pulled() + 1:
+                if event_id == self.pulled() + 1:
                     self._commit(cur, event_id, what)
                     return
                 cur.rollback()
-            if event_id == 0:
-                return
             if event_id is None:
                 self.team.append(key, what, recording.statements, deadline)
             self.pull()

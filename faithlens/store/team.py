@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -185,12 +186,13 @@ class TeamStore:
         )
 
     def quiet(self, exc: BaseException) -> str:
-        """The first line of a driver error, with the URL's user and password blanked out."""
+        """The first line of a driver error, with the URL's user and password blanked out, and every
+        piece of them between ':', '@' and '/' too: libpq cuts an unencoded password at those and may
+        quote a piece as a host name."""
         text = _first_line(exc)
         userinfo = _userinfo(self.url)
-        for secret in (userinfo, *userinfo.split(":", 1)):
-            if secret:
-                text = text.replace(secret, "***")
+        for secret in sorted({userinfo, *re.split(r"[:@/]", userinfo)} - {""}, key=len, reverse=True):
+            text = text.replace(secret, "***")
         return text
 
     def store_id(self) -> str:
