@@ -59,18 +59,21 @@ def show_generators(report: overview.Headline, cache_key: tuple[str, str, str]) 
         charts.show_figure(figure, report.dataset, cache_key)
 
 
-ctx = shell.page_setup(urlstate.OVERVIEW)
-with shell.guard():
-    urlstate.write(OverviewState(ctx.dataset))
-    if ctx.dataset is not None:
-        cache_key = (ctx.db_path, ctx.version, ctx.dataset)
-        report = load_headline(*cache_key)
-        show_generators(report, cache_key)
-        st.header("Labels per source and level", divider="gray")
-        figures = load_label_figures(*cache_key)
-        if figures.labels is None:
-            st.info("No label distribution: this dataset has no labels.", icon=":material/info:")
-        else:
-            charts.show_figure(figures.labels, report.dataset, cache_key)
-        if figures.scores is not None:
-            charts.show_figure(figures.scores, report.dataset, cache_key)
+ctx = shell.page_setup(urlstate.OVERVIEW, sidebar_later=True)
+try:
+    with shell.guard():
+        urlstate.write(OverviewState(ctx.dataset))
+        if ctx.dataset is not None:
+            cache_key = (ctx.db_path, ctx.version, ctx.dataset)
+            report = load_headline(*cache_key)
+            show_generators(report, cache_key)
+            st.header("Labels per source and level", divider="gray")
+            figures = load_label_figures(*cache_key)
+            if figures.labels is None:
+                st.info("No label distribution: this dataset has no labels.", icon=":material/info:")
+            else:
+                charts.show_figure(figures.labels, report.dataset, cache_key)
+            if figures.scores is not None:
+                charts.show_figure(figures.scores, report.dataset, cache_key)
+finally:
+    shell.draw_sidebar(ctx)  # after the charts, also when the error box stopped the run

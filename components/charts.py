@@ -12,7 +12,6 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -20,9 +19,6 @@ import streamlit as st
 from components.markdown import md_escape
 from faithlens.analysis.figures import BarFigure, ScoreFigure, Table, round1
 from faithlens.vocab import VERDICTS
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 # Fixed colours for the shared vocabulary, so a verdict looks the same on every chart.
 VERDICT_COLOURS = {
@@ -48,7 +44,6 @@ SERIES_COLOURS = (
     "#93c9c4",
 )
 _CONFIG = {"displaylogo": False}
-MAX_FULL_TABLE_ROWS = 30
 _LAYOUT = {
     "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
     "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "title": None, "traceorder": "normal"},
@@ -206,22 +201,53 @@ def matrix_grid_html(blocks: Sequence[str], columns: int) -> str:
     )
 
 
-def _table_height(rows: int) -> int | str:
-    """Tall enough to show every row of a small table without an inner scrollbar."""
-    return 38 + 35 * rows + 2 if rows <= MAX_FULL_TABLE_ROWS else "auto"
+# A figure's table: small (a row per generator or source), so plain HTML, which needs neither pandas
+# on the server nor the data grid in the browser (the Overview's first chart is drawn sooner).
+_TABLE_STYLE = (
+    ".fl-table{max-height:32rem;overflow:auto;margin-bottom:0.25rem}"
+    ".fl-table table{border-collapse:collapse;font-size:0.875rem}"
+    ".fl-table th{position:sticky;top:0;background:#f3f5f8;font-weight:600;text-align:left;padding:4px 12px}"
+    ".fl-table td{padding:3px 12px;border-top:1px solid #e6e9ee;overflow-wrap:break-word}"
+    ".fl-table .fl-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+)
 
 
-def _frame(table: Table) -> pd.DataFrame:
-    """The table as a DataFrame for `st.dataframe`; a column of whole numbers with blanks stays
-    whole numbers (pandas' nullable Int64) instead of turning into floats."""
-    import pandas as pd  # only here: the Overview's first chart is sent before pandas is loaded
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
-    frame = pd.DataFrame(list(table.rows), columns=list(table.columns))
-    for name in table.columns:
-        values = [value for value in table.column(name) if value is not None]
-        if values and len(values) < len(table) and all(type(value) is int for value in values):
-            frame[name] = frame[name].astype("Int64")
-    return frame
+
+def _decimals(values: list[object]) -> int:
+    """Decimals to show a column's fractional numbers with: as many as they have, at most 4 (the CSV
+    keeps all), so a column of percentages reads 85.0 beside 37.5."""
+    found = [len(repr(v).partition(".")[2]) for v in values if isinstance(v, float)]
+    return min(4, max(found, default=0))
+
+
+def _cell(value: object, decimals: int = 0, tag: str = "td") -> str:
+    """One escaped cell: numbers right-aligned, whole ones with thousands separators; None blank."""
+    if value is None:
+        return f"<{tag}></{tag}>"
+    if _is_number(value):
+        return f'<{tag} class="fl-num">{value:,.{decimals if isinstance(value, float) else 0}f}</{tag}>'
+    return f"<{tag}>{html.escape(str(value), quote=True)}</{tag}>"
+
+
+def table_html(table: Table) -> str:
+    """The table as escaped HTML with its stylesheet; a long one scrolls under a sticky header.
+    A column holding numbers has its header right-aligned above them."""
+    columns = [table.column(name) for name in table.columns]
+    decimals = [_decimals(values) for values in columns]
+    head = "".join(
+        f'<th class="fl-num">{html.escape(name, quote=True)}</th>'
+        if any(_is_number(value) for value in values)
+        else _cell(name, tag="th")
+        for name, values in zip(table.columns, columns, strict=True)
+    )
+    body = "".join(
+        f"<tr>{''.join(_cell(value, places) for value, places in zip(row, decimals, strict=True))}</tr>"
+        for row in table.rows
+    )
+    return f'<style>{_TABLE_STYLE}</style><div class="fl-table"><table><tr>{head}</tr>{body}</table></div>'
 
 
 def plot(figure: BarFigure | ScoreFigure, cache_key: tuple[str, ...]) -> None:
@@ -238,7 +264,7 @@ def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[
     plot(figure, cache_key)
     st.caption(md_escape(figure.caption))
     table = figure.table
-    st.dataframe(_frame(table), hide_index=True, height=_table_height(len(table)), placeholder="")
+    st.html(table_html(table))
     st.download_button(
         "Download CSV",
         # Written on click (on a worker thread; it reads only this table): no CSV built and

@@ -29,6 +29,8 @@ CHOICE_TEXT = {
     mapping.EXCLUDE: "is left out",
 }
 IN_BETWEEN = set(mapping.DEFAULT.choices())
+REFERENCE_PX = 300
+"""Width of the reference picker; the compared sources take the rest of its row."""
 
 
 def key(dataset: str, *parts: object) -> str:
@@ -92,8 +94,11 @@ def pick(
     if level != level_start:
         wanted = CompareState(dataset=dataset, mapping=wanted.mapping, topics=wanted.topics)
     at_level = choices[level]
-    left, right = st.columns([1, 2])
-    reference, default_reference, moved = _pick_reference(left, wanted, level, at_level, notes, level != level_start)
+    row = st.container(horizontal=True)
+    reference_place = row.container(width=REFERENCE_PX)
+    reference, default_reference, moved = _pick_reference(
+        reference_place, wanted, level, at_level, notes, level != level_start
+    )
     renewed = level != level_start or moved
     url = CompareState(dataset=dataset, level=unless(level, levels[0]), reference=unless(reference, default_reference))
     options = [name for name in at_level if name != reference]
@@ -107,7 +112,7 @@ def pick(
         ignored("sources", name, f"not a {level}-level source here") for name in wanted.sources if name not in at_level
     ]
     start = [name for name in wanted.sources if name in options] or options
-    sources = right.multiselect(
+    sources = row.multiselect(
         "Compared sources (columns)",
         options,
         key=urlstate.bind(key(dataset, "sources", level, reference), start, options, reseed=renewed),
@@ -156,13 +161,18 @@ def _pick_mapping(dataset: str, wanted: mapping.Mapping, values: dict[str, dict[
     resulting mapping in plain English."""
     used = {value for counts in values.values() for value in counts} & IN_BETWEEN
     keys = {
-        name: urlstate.bind(key(dataset, "map", name), value, mapping.CHOICES)
+        name: _kept(urlstate.bind(key(dataset, "map", name), value, mapping.CHOICES))
         for name, value in wanted.choices().items()
     }
     current = mapping.Mapping(**{name: st.session_state[widget] for name, widget in keys.items()})
-    with st.expander(f"Label mapping to binary: {current}", expanded=bool(used)):
-        for source, counts in values.items():
-            st.text(f"{source} uses: " + ", ".join(f"{value} {n:,}" for value, n in counts.items()))
+    box = _expander(f"Label mapping to binary: {current}", key(dataset, "mapping"), expanded=bool(used))
+    if not box.open:
+        return current
+    with box:
+        uses = [
+            f"{source} uses: " + ", ".join(f"{v} {n:,}" for v, n in counts.items()) for source, counts in values.items()
+        ]
+        st.text("\n".join(uses))
         if not used:
             st.caption("These sources use only faithful and unfaithful here, so the mapping changes nothing.")
         for column, (name, widget) in zip(st.columns(3), keys.items(), strict=True):
@@ -178,6 +188,21 @@ def _pick_mapping(dataset: str, wanted: mapping.Mapping, values: dict[str, dict[
             "counting partial as unfaithful is the stricter reading."
         )
     return current
+
+
+def _kept(widget: str) -> str:
+    """`widget` keeps its value through runs that do not draw it (its expander is closed): Streamlit
+    drops a widget's value after such a run unless the value is set again before it is drawn."""
+    if widget in st.session_state:
+        st.session_state[widget] = st.session_state[widget]
+    return widget
+
+
+def _expander(label: str, widget: str, expanded: bool):
+    """An expander that draws its content only while open (opening or closing it reruns the page), so
+    its widgets are not sent on every run. A new label or default makes it a new widget: it stays
+    open or closed as the user left it."""
+    return st.expander(label, expanded=expanded, key=_kept(widget), on_change="rerun")
 
 
 def _pair(ctx: PageContext, selection: Selection, source: str, threshold: float | None) -> CompareResult:
@@ -246,8 +271,8 @@ def _reset(widget: str, value: float) -> None:
 def _slider(selection: Selection, source: str, tuned: Threshold, start: float) -> float:
     """One score source's threshold slider with a reset button; returns the value it holds."""
     widget = urlstate.bind(_slider_key(selection, source), start, reseed=selection.renewed)
-    left, right = st.columns([5, 1], vertical_alignment="bottom")
-    value = left.slider(
+    row = st.container(horizontal=True, vertical_alignment="bottom")
+    value = row.slider(
         "Threshold: faithful when the score is above it",
         tuned.low,
         tuned.high,
@@ -256,7 +281,7 @@ def _slider(selection: Selection, source: str, tuned: Threshold, start: float) -
         key=widget,
         help=confusion.DEFINITIONS["threshold"],
     )
-    right.button("Reset to tuned", key=f"{widget}.reset", on_click=_reset, args=(widget, tuned.value))
+    row.button("Reset to tuned", key=f"{widget}.reset", on_click=_reset, args=(widget, tuned.value))
     in_sample = " (no val/dev split: tuned and reported on all units, so in-sample)" if tuned.tuned_on == ALL else ""
     st.caption(
         f"Tuned on the {tuned.tuned_on} split{in_sample}: {tuned.value:.4f}, the first of {GRID_SIZE} evenly "

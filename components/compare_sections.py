@@ -19,15 +19,26 @@ from faithlens.views.states import CELLS, CompareState
 GRID_COLUMNS = 3
 
 
-def agreement(reference: str, results: dict[str, CompareResult], scored: bool) -> None:
-    """Every metric row of every compared source in one table; `scored` when a score source is among them."""
-    st.subheader(md_escape(f"Agreement with {reference}"))
-    confusion.show_metrics([r for res in results.values() for r in res.pairs[0].rows], with_source=True, key="tbl|all")
+def agreement(selection: Selection, results: dict[str, CompareResult], scored: bool) -> None:
+    """Every metric row of every compared source in one table, and its CSV (every digit); `scored` when
+    a score source is among them."""
+    st.subheader(md_escape(f"Agreement with {selection.reference}"))
+    table = confusion.metrics_table([r for res in results.values() for r in res.pairs[0].rows], with_source=True)
+    st.html(confusion.metrics_html(table))
     if scored:
         st.caption(
             "Score sources have rows for the split their threshold is tuned on and the splits it is applied to "
             "(StorySumm: val / test); label sources for all units and for each split."
         )
+    st.download_button(
+        "Download CSV",
+        data=lambda: table.to_csv().encode("utf-8"),  # written on click, not sent on every run
+        file_name=f"{selection.dataset}_{selection.level}_agreement.csv",
+        mime="text/csv",
+        key=key(selection.dataset, "agreement_csv"),
+        on_click="ignore",
+        icon=":material/download:",
+    )
 
 
 def matrices(selection: Selection, results: dict[str, CompareResult], wanted: str | None, notes: list[str]) -> str:
@@ -109,7 +120,7 @@ def pair_detail(
     result = results[source]
     reference, pair = result.reference.name, result.pairs[0]
     st.caption(md_escape(_coverage(result, pair)))
-    confusion.show_metrics(list(pair.rows), with_source=False, key="tbl|pair")
+    st.html(confusion.metrics_html(confusion.metrics_table(list(pair.rows), with_source=False)))
     split = st.radio("Split", splits, horizontal=True, key=split_key, format_func=md_escape)
     matrix = pair.row(split).confusion
     counts = dict(zip(CELLS, (n for line in matrix for n in line), strict=True))
@@ -149,11 +160,13 @@ def pair_detail(
     return url
 
 
-def how_computed() -> None:
-    """A closed expander with the metric definitions and how units, levels and splits are counted."""
-    with st.expander("How the numbers are computed"):
-        confusion.show_definitions()
-        st.markdown(
+def how_computed(dataset: str) -> None:
+    """A closed expander with the metric definitions and how units, levels and splits are counted,
+    drawn only while it is open (opening it reruns the page)."""
+    box = st.expander("How the numbers are computed", key=key(dataset, "how"), on_change="rerun")
+    if box.open:
+        box.markdown(
+            confusion.definitions() + "\n"
             "- **Units compared**: those both sources label at this level and the mapping keeps.\n"
             "- **Summary level without summary labels**: aggregated as TofuEval does: unfaithful if any "
             "sentence (or claim) is unfaithful, faithful if all are.\n"

@@ -2,25 +2,39 @@
 
 The reference is always on the rows and the compared source on the columns, faithful first.
 Source names come from the data (user imports name their own sources), so they are HTML-escaped
-in the matrix markup (`charts.matrix_html`) and Markdown-escaped in labels.
+in the matrix and table markup (`charts.matrix_html`, `metrics_html`) and Markdown-escaped in labels.
 """
 
 from __future__ import annotations
 
-import pandas as pd
+import html
+
 import streamlit as st
 
 from components import charts, urlstate
 from components.markdown import md_escape
+from faithlens.analysis.figures import Table
 from faithlens.analysis.metrics import CLASSES, DEFINITIONS
 from faithlens.filters import Filters
 from faithlens.views.compare import ALL, Example, MetricRow, SourceChoice
 from faithlens.views.states import DetailState, ExploreState
 
 EXAMPLES_SHOWN = 50
-ROW_PX, MAX_TABLE_PX = 35, 1200
-NUMBER_PX = 70
-"""Width of a metric column: narrow enough that every metric of a paper-like table fits the page."""
+LEFT_OUT_HELP = "Units both sources label that the mapping (or a missing score) leaves out."
+_TABLE_STYLE = (
+    ".fl-mt{max-height:75rem;overflow:auto;margin-bottom:0.25rem}"
+    ".fl-mt table{border-collapse:collapse;font-size:0.875rem}"
+    ".fl-mt th{position:sticky;top:0;z-index:1;background:#f3f5f8;font-weight:600;padding:4px 8px;"
+    "text-align:right;white-space:nowrap}"
+    ".fl-mt th[title]{cursor:help;text-decoration:underline dotted #8a939e}"
+    ".fl-mt td{padding:3px 8px;border-top:1px solid #e6e9ee;text-align:right;white-space:nowrap;"
+    "font-variant-numeric:tabular-nums}"
+    ".fl-mt .fl-mt-text{text-align:left}"
+    ".fl-mt .fl-mt-pin{position:sticky;left:0;background:#fff}"
+    ".fl-mt th.fl-mt-pin{z-index:2;background:#f3f5f8}"
+)
+"""A paper-like table: every row in view up to 75rem (then it scrolls under its header), the
+source column stays in view while the table scrolls sideways."""
 
 # Column title, metric key, number format; help text (the full name and definition) comes from
 # metrics.DEFINITIONS. Titles are short so that a table of every source fits the page's width.
@@ -65,44 +79,67 @@ def summary_line(row: MetricRow) -> str:
     return " · ".join(parts)
 
 
-def metrics_frame(rows: list[MetricRow], with_source: bool) -> pd.DataFrame:
+def metrics_table(rows: list[MetricRow], with_source: bool) -> Table:
     """One line per row, in the papers' column order; a metric no row has (e.g. % easy detected
     outside StorySumm, Threshold without a score source) is left out."""
+    by_group = any(row.group != ALL for row in rows)
     records = []
     for row in rows:
         values = {**row.metrics.as_dict(), "threshold": row.threshold}
-        record = {"Source": row.source} if with_source else {}
+        record: dict[str, object] = {"Source": row.source} if with_source else {}
         record["Split"] = row.split
-        if row.group != ALL or any(r.group != ALL for r in rows):
+        if by_group:
             record["Corpus · topic"] = row.group
         record.update({title: values[key] for title, key, _ in COLUMNS})
         record["Left out"] = row.excluded
         records.append(record)
-    frame = pd.DataFrame.from_records(records)
-    return frame.drop(columns=[title for title, _, _ in COLUMNS if frame[title].isna().all()])
+    metrics = {title for title, _, _ in COLUMNS}
+    titles = [t for t in records[0] if t not in metrics or any(r[t] is not None for r in records)] if records else []
+    return Table.from_records(titles, records)
 
 
-def show_metrics(rows: list[MetricRow], with_source: bool, key: str) -> None:
-    """The metrics table; every column header carries the metric's name and definition as help,
-    the source stays in view while the table scrolls sideways, and missing values show empty."""
-    config: dict[str, object] = {
-        title: st.column_config.NumberColumn(title, help=DEFINITIONS[key], format=fmt, width=NUMBER_PX)
-        for title, key, fmt in COLUMNS
-    }
-    if with_source:
-        config["Source"] = st.column_config.TextColumn("Source", pinned=True)
-    config["Left out"] = st.column_config.NumberColumn(
-        "Left out", help="Units both sources label that the mapping (or a missing score) leaves out.", format="%d"
+def _esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+_FORMATS = {title: fmt for title, _, fmt in COLUMNS} | {"Left out": "%d"}
+_HELP = {title: DEFINITIONS[key] for title, key, _ in COLUMNS} | {"Left out": LEFT_OUT_HELP}
+
+
+def _header(title: str) -> str:
+    if title in _HELP:
+        return f'<th title="{_esc(_HELP[title])}">{_esc(title)}</th>'
+    pin = " fl-mt-pin" if title == "Source" else ""
+    return f'<th class="fl-mt-text{pin}">{_esc(title)}</th>'
+
+
+def _metric_cell(title: str, value: object) -> str:
+    """One escaped cell: a metric in its column's format, text left-aligned, a missing value empty."""
+    if value is None:
+        return "<td></td>"
+    if title in _FORMATS:
+        return f"<td>{_esc(_FORMATS[title] % value)}</td>"
+    pin = " fl-mt-pin" if title == "Source" else ""
+    return f'<td class="fl-mt-text{pin}">{_esc(value)}</td>'
+
+
+def metrics_html(table: Table) -> str:
+    """A `metrics_table` as escaped HTML: each metric's header carries its definition as a tooltip
+    (dotted underline); missing values are empty."""
+    head = "".join(_header(title) for title in table.columns)
+    body = "".join(
+        f"<tr>{''.join(_metric_cell(t, value) for t, value in zip(table.columns, row, strict=True))}</tr>"
+        for row in table.rows
     )
-    height = min(ROW_PX * (len(rows) + 1) + 3, MAX_TABLE_PX)  # a paper-like table: every row in view
-    frame = metrics_frame(rows, with_source)
-    st.dataframe(frame, column_config=config, hide_index=True, key=key, height=height, placeholder="")
+    return (
+        f'<style>{_TABLE_STYLE}</style><div class="fl-mt"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
 
 
-def show_definitions() -> None:
-    """One line per metric, as the Compare page's help."""
-    lines = [f"- **{title}**: {md_escape(DEFINITIONS[key])}" for title, key, _ in COLUMNS]
-    st.markdown("\n".join(lines))
+def definitions() -> str:
+    """One Markdown list item per metric, as the Compare page's help."""
+    return "\n".join(f"- **{title}**: {md_escape(DEFINITIONS[key])}" for title, key, _ in COLUMNS)
 
 
 def explore_state(example: Example, dataset: str, level: str, colour_by: str) -> ExploreState:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pandas as pd
 import streamlit as st
 
-from components import explore_ask, highlight, shell, urlstate
+from components import explore_ask, explore_verdicts, highlight, shell, urlstate
 from components.markdown import md_escape, md_with_code
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
@@ -19,6 +18,8 @@ from faithlens.views.states import DetailState
 
 NGRAM_CHOICES = (0, 2, 3, 4, 5)
 """Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
+CONTROL_PX = 180
+"""Width of each control beside the sentence picker, which takes the rest of the row."""
 
 
 def _key(dataset: str, *parts: str) -> str:
@@ -86,7 +87,7 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
     if not sentences:
         return replace(state, sentence=None)
     with_text = bool(detail.document.text)
-    left, middle, right, far = st.columns([4, 2, 2, 2]) if with_text else (st.container(), None, None, None)
+    row = st.container(horizontal=True)
     choices = list(range(len(sentences) + 1))
     key = urlstate.bind(
         _key(dataset, "sentence", summary_id), state.sentence if state.sentence in choices else 0, choices
@@ -98,55 +99,62 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
         unit = sentences[position - 1]
         return f"S{position} · {hl.describe(unit.label, unit.score)} · {_preview(unit.text)}"
 
-    sentence = left.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
+    sentence = row.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
     if not with_text:
         return replace(state, sentence=sentence or None)
-    passages = middle.slider(
+    passages = row.slider(
         "Passages shown",
         1,
         TOP_K,
         key=urlstate.bind(_key(dataset, "passages"), state.passages),
         help="The best-matching passages, best first.",
+        width=CONTROL_PX,
     )
-    min_score = right.slider(
+    min_score = row.slider(
         "Minimum match score",
         0,
         100,
         step=5,
         key=urlstate.bind(_key(dataset, "min_score"), state.min_score),
         help="rapidfuzz token_set_ratio, 0..100.",
+        width=CONTROL_PX,
     )
-    ngram = far.selectbox(
+    ngram = row.selectbox(
         "Shared word runs",
         NGRAM_CHOICES,
         key=urlstate.bind(_key(dataset, "ngram"), state.ngram if state.ngram in NGRAM_CHOICES else 0, NGRAM_CHOICES),
         format_func=lambda n: f"{n}+ words" if n else "off",
         help="Underline runs of at least n words that the sentence and the source share.",
+        width=CONTROL_PX,
     )
     return replace(state, sentence=sentence or None, passages=passages, min_score=min_score, ngram=ngram or None)
 
 
 def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: UnitView | None) -> None:
     document = detail.document
-    st.markdown("**Source**")
+    out = highlight.Markup()
+    out.heading("Source")
     if not document.text:
+        out.flush()
         note = document.text_note or "This dataset gives no source text for this document."
         st.info(md_with_code(note), icon=":material/description:")
         return
     spans: list[hl.Span] = []
     if chosen is not None:
         stored = detail.alignments.get(chosen.unit_id)
+        out.flush()
         if stored is None:
             _offer_alignment(ctx, detail)
         else:
             matches = select_matches(stored, state.passages, state.min_score)
             st.caption(md_escape(f"Passages that best match S{chosen.position + 1}, best first"))
-            highlight.show(hl.render_passages(document.text, [(m.rank, m.start, m.end, m.score) for m in matches]))
+            out.add(hl.render_passages(document.text, [(m.rank, m.start, m.end, m.score) for m in matches]))
             spans += [hl.Span(m.start, m.end, hl.ALIGN_BEST if m.rank == 1 else hl.ALIGN_OTHER) for m in matches]
         if state.ngram is not None:
             overlap = ngram_overlap(chosen.text, document.text, state.ngram)
             spans += [hl.Span(start, end, hl.NGRAM) for start, end in overlap.source_spans]
-    highlight.show(hl.render_highlight(document.text, spans))
+    out.add(hl.render_highlight(document.text, spans))
+    out.flush()
 
 
 def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
@@ -177,34 +185,41 @@ def _sentence_views(detail: Detail, state: DetailState) -> list[hl.SentenceView]
 
 
 def _summary(detail: Detail, state: DetailState, source: str) -> None:
-    st.markdown("**Summary**")
+    out = highlight.Markup()
+    out.heading("Summary")
     views = _sentence_views(detail, state)
     if not views:
+        out.flush()
         st.caption(md_escape(f"The summary as published ({len(detail.claims)} claims below)."))
-        highlight.show('<div class="fl-summary">' + hl.esc(detail.summary.text) + "</div>")
+        out.add('<div class="fl-summary">' + hl.esc(detail.summary.text) + "</div>")
     else:
-        highlight.show(hl.render_summary(views))
+        out.add(hl.render_summary(views))
         if all(v.label is None and v.score is None for v in views):
+            out.flush()
             st.caption(md_escape(f"{source} gives no sentence labels for this summary; see its verdict below."))
-        st.markdown("**Sentences**")
-        highlight.show(hl.render_sentence_list(views))
+        out.heading("Sentences")
+        out.add(hl.render_sentence_list(views))
     if detail.claims:
-        st.markdown("**Claims** " + md_escape(f"({source} labels)"))
-        highlight.show(hl.render_claims([_claim_view(c, state) for c in detail.claims]))
-    _flips(detail, source)
+        out.heading("Claims", f"({source} labels)")
+        out.add(hl.render_claims([_claim_view(c, state) for c in detail.claims]))
+    flips = _flips(detail)
+    if flips is not None:
+        out.flush()
+        st.caption(md_escape(f"⇄ The verdict of {source} flips across repeats on: {flips}"))
     if detail.key_points:
-        st.markdown("**Key points** " + md_escape(f"for “{detail.summary.topic}” (TofuEval completeness)"))
-        highlight.show(hl.render_key_points(detail.key_points))
+        out.heading("Key points", f"for “{detail.summary.topic}” (TofuEval completeness)")
+        out.add(hl.render_key_points(detail.key_points))
+    out.flush()
 
 
-def _flips(detail: Detail, source: str) -> None:
-    """Which verdicts of the colouring source change between the repeats of its runs."""
+def _flips(detail: Detail) -> str | None:
+    """Which verdicts of the colouring source change between the repeats of its runs (None: no run repeats them)."""
     if not detail.flipping:
-        return
+        return None
     parts = ["the summary"] if detail.summary.summary_id in detail.flipping else []
     parts += [f"S{u.position + 1}" for u in detail.sentences if u.unit_id in detail.flipping]
     parts += [f"C{u.position + 1}" for u in detail.claims if u.unit_id in detail.flipping]
-    st.caption(md_escape(f"⇄ The verdict of {source} flips across repeats on: {', '.join(parts)}"))
+    return ", ".join(parts)
 
 
 def _claim_view(claim: UnitView, state: DetailState) -> hl.ClaimView:
@@ -225,46 +240,6 @@ def _chosen_claim(detail: Detail, state: DetailState, source: str) -> None:
     if chosen is not None:
         st.markdown(f"**Chosen claim C{chosen.position + 1}** " + md_escape(f"({source} label)"))
         highlight.show(hl.render_chosen_claim(_claim_view(chosen, state)))
-
-
-def _verdicts(detail: Detail) -> None:
-    st.markdown("**Every label source on this summary**")
-    rows = []
-    for v in detail.verdicts:
-        scaled = v.score if v.score is not None and v.label is None and 0 <= v.score <= 1 else None
-        rows.append(
-            {
-                "source": v.source,
-                "kind": v.kind,
-                "summary label": v.label,
-                "raw": v.raw_value,
-                "score": v.score,
-                "score scale": scaled,
-                "unfaithful sentences": None
-                if v.unfaithful_sentences is None
-                else f"{v.unfaithful_sentences} of {v.labelled_sentences}",
-                "unfaithful claims": None
-                if v.unfaithful_claims is None
-                else f"{v.unfaithful_claims} of {v.labelled_claims}",
-                "reasoning": "below" if v.explanation else None,
-            }
-        )
-    frame = pd.DataFrame(rows)
-    frame = frame.drop(columns=[c for c in frame.columns if frame[c].isna().all()])
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        placeholder="",
-        column_config={
-            "score": st.column_config.NumberColumn(format="%.3g"),
-            "score scale": st.column_config.ProgressColumn(min_value=0.0, max_value=1.0, format="%.2f"),
-        },
-    )
-    for v in detail.verdicts:
-        if v.explanation:
-            with st.expander(md_escape(f"{v.source}: {v.label or 'no label'} · reasoning")):
-                st.text(v.explanation)
 
 
 def load(ctx: shell.PageContext, summary_id: str | None, source: str) -> Detail | None:
@@ -296,5 +271,5 @@ def show(ctx: shell.PageContext, detail: Detail, state: DetailState, source: str
         _source(ctx, detail, state, chosen)
         _summary(detail, state, source)
     explore_ask.section(ctx, detail, state)
-    _verdicts(detail)
+    explore_verdicts.show(detail.verdicts)
     return state

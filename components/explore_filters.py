@@ -35,6 +35,9 @@ CLEARED = {
     "unit": False,
 }
 """Each filter widget's 'no filter' value."""
+FILTER_PX = 170
+"""Width of one filter: the filters share rows, as many to a row as fit (five beside a sidebar on a
+laptop screen), so those a dataset lacks leave no gaps."""
 HELP = {
     "error_types": "Tags on the summary's sentences or claims (any tag source).",
     "tags": "Tags coders or models put on the summary, a sentence or a claim (ambiguity type, claim type, "
@@ -76,7 +79,8 @@ def _select(dataset: str, name: str, label: str, values: tuple[str, ...], initia
         return None
     options = [ANY, *values]
     key = urlstate.bind(_key(dataset, name), initial if initial in values else ANY, options)
-    chosen = st.selectbox(label, options, key=key, format_func=kwargs.pop("format_func", _any), **kwargs)
+    format_func = kwargs.pop("format_func", _any)
+    chosen = st.selectbox(label, options, key=key, format_func=format_func, width=FILTER_PX, **kwargs)
     return None if chosen == ANY else chosen
 
 
@@ -92,121 +96,95 @@ def label_source(dataset: str, options: FilterOptions, initial: str) -> str:
         key=key,
         help="Colours the summary's sentences, fills the list's label columns, and is the source the "
         "label and disagreement filters speak about. 'gold' is the dataset's own human labels.",
+        width=FILTER_PX,
     )
 
 
-class _Grid:
-    """Columns handed out left to right, `per_row` to a row, so filters a dataset lacks leave no gaps."""
-
-    def __init__(self, per_row: int) -> None:
-        self.per_row = per_row
-        self.free: list = []
-
-    def cell(self):
-        if not self.free:
-            self.free = list(st.columns(self.per_row))
-        return self.free.pop(0)
-
-
-def _label_filters(dataset: str, options: FilterOptions, initial: Filters, source: str, grid: _Grid) -> dict:
+def _label_filters(dataset: str, options: FilterOptions, initial: Filters, source: str) -> dict:
     """The summary label of `source` and a second source it disagrees with (when `source` has
     summary labels)."""
     if source not in options.summary_sources:
         return {"label": None, "disagree_with": None}
-    with grid.cell():
-        label = _select(
-            dataset,
-            "label",
-            "Summary label",
-            options.labels_of(source),
-            initial.label,
-            format_func=lambda v: "(any)" if v == ANY else ("no label" if v == NO_LABEL else v),
-            help=f"The summary-level label that {source} gives.",
-        )
-    disagree = None
+    label = _select(
+        dataset,
+        "label",
+        "Summary label",
+        options.labels_of(source),
+        initial.label,
+        format_func=lambda v: "(any)" if v == ANY else ("no label" if v == NO_LABEL else v),
+        help=f"The summary-level label that {source} gives.",
+    )
     others = tuple(s for s in options.summary_sources if s != source)
-    if others:
-        with grid.cell():
-            disagree = _select(
-                dataset,
-                "disagree_with",
-                "Disagrees with",
-                others,
-                initial.disagree_with,
-                format_func=lambda v: "(no comparison)" if v == ANY else v,
-                help=f"Only summaries where this source's summary label differs from {source}'s.",
-            )
+    disagree = _select(
+        dataset,
+        "disagree_with",
+        "Disagrees with",
+        others,
+        initial.disagree_with,
+        format_func=lambda v: "(no comparison)" if v == ANY else v,
+        help=f"Only summaries where this source's summary label differs from {source}'s.",
+    )
     return {"label": label, "disagree_with": disagree}
 
 
-def _tag_filters(dataset: str, options: FilterOptions, initial: Filters, grid: _Grid) -> dict:
-    """The flips filter, the tags (any / all of them) and a unit filter a link carried, where they apply."""
+def _tag_filters(dataset: str, options: FilterOptions, initial: Filters) -> dict:
+    """The flips filter and the tags (any / all of them), where they apply."""
     chosen: dict[str, object] = {}
-    chosen["flips"] = None
-    if options.flip_sources:
-        with grid.cell():
-            chosen["flips"] = _select(
-                dataset,
-                "flips",
-                "Verdict flips across repeats of",
-                options.flip_sources,
-                initial.flips,
-                format_func=lambda v: "(no repeat filter)" if v == ANY else v,
-                help="Only summaries where this source's verdict on the summary, a sentence or a claim differs "
-                "between the repeats of its runs (runs with repeats ≥ 2, on the Runs page).",
-            )
+    chosen["flips"] = _select(
+        dataset,
+        "flips",
+        "Verdict flips across repeats of",
+        options.flip_sources,
+        initial.flips,
+        format_func=lambda v: "(no repeat filter)" if v == ANY else v,
+        help="Only summaries where this source's verdict on the summary, a sentence or a claim differs "
+        "between the repeats of its runs (runs with repeats ≥ 2, on the Runs page).",
+    )
     chosen["tags"], chosen["tag_match"] = (), "any"
     if options.tags:
-        with grid.cell():
+        with st.container(width=FILTER_PX):  # the tags above their any / all choice
             chosen["tags"], chosen["tag_match"] = _any_or_all(
                 dataset, ("tags", "tag_match"), "Tags", options.tags, (initial.tags, initial.tag_match), (st, st)
             )
-    chosen["unit"] = _unit(dataset, initial.unit)
     return chosen
 
 
 def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
-    """Draw the label source and the filters above the list; return what they say now."""
-    grid = _Grid(per_row=5)
-    with grid.cell():
+    """Draw the label source and the filters above the list (one row that wraps: a row of columns
+    per five filters made the page slower to draw), a unit filter a link carried, then the search
+    row; return what they say now."""
+    with st.container(horizontal=True):
         source = label_source(dataset, options, initial.source)
-    chosen: dict[str, object] = {}
-    for name, label, option_field in SINGLES:
-        values = getattr(options, option_field)
-        chosen[name] = None
-        if values:
-            with grid.cell():
-                chosen[name] = _select(dataset, name, label, values, getattr(initial, name))
-    chosen.update(_label_filters(dataset, options, initial, source, grid))
-    chosen.update(_tag_filters(dataset, options, initial, grid))
+        chosen: dict[str, object] = {
+            name: _select(dataset, name, label, getattr(options, option_field), getattr(initial, name))
+            for name, label, option_field in SINGLES
+        }
+        chosen.update(_label_filters(dataset, options, initial, source))
+        chosen.update(_tag_filters(dataset, options, initial))
+    chosen["unit"] = _unit(dataset, initial.unit)
+    row = st.container(horizontal=True, vertical_alignment="bottom")
     if options.error_types:
-        types_column, match_column, search_column, clear_column = st.columns(
-            [3, 1.2, 4, 1.3], vertical_alignment="bottom"
-        )
         chosen["error_types"], chosen["error_match"] = _any_or_all(
             dataset,
             ("error_types", "error_match"),
             "Error types",
             options.error_types,
             (initial.error_types, initial.error_match),
-            (types_column, match_column),
+            (row, row),
         )
-    else:
-        search_column, clear_column = st.columns([4, 1], vertical_alignment="bottom")
-    search = search_column.text_input(
+    search = row.text_input(
         "Search text",
         key=urlstate.bind(_key(dataset, "search"), initial.search or ""),
         placeholder="words in the summary, a sentence, a claim or an explanation",
         help="Case-insensitive, in the summary, its sentences and claims, and every explanation, "
         "reasoning, evidence quote and reason.",
     )
-    clear_column.button(
+    row.button(
         "Clear filters",
         on_click=_clear,
         args=(dataset,),
         icon=":material/filter_alt_off:",
         key=urlstate.key(urlstate.EXPLORE, dataset, "clear"),
-        width="stretch",
     )
     return Filters(source=source, search=search.strip() or None, **chosen)
 

@@ -25,6 +25,8 @@ HEADERS = {
     "unfaithful_claims": "unfaithful claims",
     "preview": "preview",
 }
+NAV_PX = 180
+"""Width of the Previous and Next buttons, either side of where the summary sits in the list."""
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -81,9 +83,8 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     caption = filters.caption(len(result.ids), result.units)
     if filters.clauses():
         caption += f" (of {result.total:,}{' summaries' if result.units is not None else ''})"
-    caption_column, link_column = st.columns([5, 2], vertical_alignment="center")
-    caption_column.markdown(f"**{md_escape(caption)}**")
-    with link_column:
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.markdown(f"**{md_escape(caption)}**", width="stretch")
         _run_link(ctx.dataset, filters)
     if not result.ids:
         st.info("No summary passes these filters. Loosen one above, or clear them.", icon=":material/info:")
@@ -134,28 +135,29 @@ def _run_link(dataset: str, filters: Filters) -> None:
 def navigation(ctx: shell.PageContext, result: ListResult, summary_id: str) -> None:
     """'Previous' / 'Next' through the filtered list, and where this summary sits in it."""
     where = explore.neighbours(result.ids, summary_id)
-    previous, position, following = st.columns([1, 3, 1], vertical_alignment="center")
-    previous.button(
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button(
         "Previous",
         icon=":material/arrow_back:",
         disabled=where.previous is None,
         on_click=_open,
         args=(ctx.dataset, where.previous),
         key=urlstate.key(urlstate.EXPLORE, ctx.dataset, "previous"),
-        width="stretch",
+        width=NAV_PX,
     )
     if where.position is None:
-        position.caption(f"This summary is not among the {where.total:,} the filters keep; Next opens the first.")
+        position = f"This summary is not among the {where.total:,} the filters keep; Next opens the first."
         target = where.first
     else:
-        position.caption(f"Summary {where.position:,} of {where.total:,} in the filtered list")
+        position = f"Summary {where.position:,} of {where.total:,} in the filtered list"
         target = where.next
-    following.button(
+    row.caption(position, width="stretch")
+    row.button(
         "Next",
         icon=":material/arrow_forward:",
         disabled=target is None,
         on_click=_open,
         args=(ctx.dataset, target),
         key=urlstate.key(urlstate.EXPLORE, ctx.dataset, "next"),
-        width="stretch",
+        width=NAV_PX,
     )

@@ -64,6 +64,10 @@ class PageContext:
     root: duckdb.DuckDBPyConnection
     version: str
     """The data version when this run started: with db_path and dataset, the key for cached reads."""
+    team: str | None = None
+    """The sidebar's line on the team store, if there is one."""
+    dataset_note: str | None = None
+    """Why the URL's dataset was not used, if it was not."""
 
 
 def show_error(exc: BaseException) -> None:
@@ -104,19 +108,20 @@ def link_state(page: urlstate.Page, dataset: str) -> Iterator[tuple[object, list
             warnings.warning(md_escape(note), icon=":material/link_off:")
 
 
-def _choose_dataset(datasets: list[DatasetInfo]) -> str | None:
-    """The dataset the URL names (else the richest), unless the user has picked another since."""
+def _choose_dataset(datasets: list[DatasetInfo]) -> tuple[str | None, str | None]:
+    """The dataset the URL names (else the richest), unless the user has picked another since; and
+    the note on a URL dataset that is not loaded. Draws nothing: the picker shows the choice later."""
     names = [d.name for d in datasets]
     default = catalog.default_dataset(datasets)
     urlstate.set_default_dataset(default)
     if default is None:
-        return None
+        return None, None
     wanted = urlstate.url_dataset()
+    note = None
     if wanted not in names:
         note = querystate.ignored(urlstate.DATASET, wanted, f"no such dataset is loaded; showing {default}")
-        st.sidebar.warning(md_escape(note), icon=":material/link_off:")
     start = wanted if wanted in names else default
-    return st.sidebar.selectbox("Dataset", names, key=urlstate.bind(PICKER_KEY, start, names))
+    return st.session_state[urlstate.bind(PICKER_KEY, start, names)], note
 
 
 def _runs_from_app_py() -> bool:
@@ -138,16 +143,18 @@ def _page_links(chosen: str | None) -> None:
         st.page_link(**urlstate.link(page, page.state(dataset=chosen)), label=page.title, icon=page.icon)
 
 
-def _loaded(datasets: list[DatasetInfo], db_path: str, team: str | None) -> None:
+def _loaded(datasets: tuple[DatasetInfo, ...], db_path: str, team: str | None) -> None:
+    """What is loaded, the database file and the team store, as one element (every page draws it)."""
+    parts = []
     if datasets:
-        st.caption("Loaded")
-    for d in datasets:
-        st.text(f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims")
-    st.caption("Database")
-    st.text(db_path)
+        lines = (
+            f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims" for d in datasets
+        )
+        parts.append("**Loaded**  \n" + "  \n".join(md_escape(line) for line in lines))
+    parts.append(f"**Database**  \n{md_escape(db_path)}")
     if team:
-        st.caption("Team store")
-        st.text(team)
+        parts.append(f"**Team store**  \n{md_escape(team)}")
+    st.caption("\n\n".join(parts))
 
 
 def _served_elsewhere(holder: store.Holder) -> FaithLensError:
@@ -200,23 +207,39 @@ def _paused_banner(health: store.Health, where: str) -> None:
     )
 
 
-def _sidebar(db_path: str, datasets: list[DatasetInfo], team: str | None = None) -> str | None:
-    """The brand, page links, dataset picker and database path; returns the chosen dataset.
-    Without datasets (the database could not be opened) the links keep the URL's dataset."""
+def _sidebar(
+    db_path: str,
+    datasets: tuple[DatasetInfo, ...],
+    chosen: str | None,
+    note: str | None = None,
+    team: str | None = None,
+) -> None:
+    """The brand, page links, dataset picker (showing `chosen`, see `_choose_dataset`) and database
+    path. Without datasets (the database could not be opened) the links keep the URL's dataset."""
     st.sidebar.markdown("**FaithLens**")
-    nav = st.sidebar.container()
-    st.sidebar.divider()
-    chosen = _choose_dataset(datasets)
-    with nav:
+    with st.sidebar.container():
         _page_links(chosen or urlstate.url_dataset())
+    st.sidebar.divider()
+    if note:
+        st.sidebar.warning(md_escape(note), icon=":material/link_off:")
+    if datasets:
+        st.sidebar.selectbox("Dataset", [d.name for d in datasets], key=PICKER_KEY)
     with st.sidebar:
         _loaded(datasets, db_path, team)
-    return chosen
 
 
-def page_setup(page: urlstate.Page) -> PageContext:
+def draw_sidebar(ctx: PageContext) -> None:
+    """The shared sidebar, for a page that asked `page_setup` to leave it until its first chart is out."""
+    _sidebar(ctx.db_path, ctx.datasets, ctx.dataset, ctx.dataset_note, ctx.team)
+
+
+def page_setup(page: urlstate.Page, sidebar_later: bool = False) -> PageContext:
     """Configure the page and draw the shared sidebar; returns the page's context.
-    When the database cannot be opened, the sidebar is still drawn beside the error box."""
+    When the database cannot be opened, the sidebar is still drawn beside the error box.
+
+    With `sidebar_later` the page draws it (`draw_sidebar`) after its first chart: the browser
+    fetches the chart library only when a chart arrives, and the sidebar's widgets would have their
+    own code fetched first (the Overview's cold start, bench/bench_overview.py)."""
     st.set_page_config(page_title=f"{page.title} · FaithLens", page_icon=page.icon, layout="wide")
     urlstate.start(page)
     db_path = str(config.db_path())
@@ -224,9 +247,12 @@ def page_setup(page: urlstate.Page) -> PageContext:
         try:
             root, version, datasets, team = _open(db_path)
         except Exception:
-            _sidebar(db_path, [])
+            _sidebar(db_path, (), None)
             raise
-    chosen = _sidebar(db_path, datasets, team)
+    chosen, note = _choose_dataset(datasets)
+    ctx = PageContext(db_path, chosen, tuple(datasets), root, version, team=team, dataset_note=note)
+    if not sidebar_later:
+        draw_sidebar(ctx)
     if not datasets:
         st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
-    return PageContext(db_path=db_path, dataset=chosen, datasets=tuple(datasets), root=root, version=version)
+    return ctx

@@ -48,10 +48,10 @@ def _sections(wanted: CompareState, notes: list[str]) -> None:
     agreement = st.container()
     results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds, notes)
     with agreement:
-        compare_sections.agreement(selection.reference, results, scored=_scored(results))
+        compare_sections.agreement(selection, results, scored=_scored(results))
     view = compare_sections.matrices(selection, results, wanted.view, notes)
     drill = compare_sections.pair_detail(ctx, selection, results, view, wanted, notes)
-    compare_sections.how_computed()
+    compare_sections.how_computed(selection.dataset)
     urlstate.write(replace(selection.url, thresholds=thresholds, view=None if view == ALL else view, **drill))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
 from importlib import resources
@@ -16,6 +17,7 @@ from faithlens.store.sql import LATEST_LABEL
 SCHEMA_VERSION = "1"
 CURRENT_LABEL_VIEW = f"CREATE OR REPLACE VIEW current_label AS SELECT * FROM label {LATEST_LABEL}"
 STORE_KEY = "events_store"
+SCHEMA_DIGEST_KEY = "schema_digest"
 """meta key: the id of the team store a replica replays (set when it first joins one)."""
 BUILD_HINT = "run `python -m faithlens ingest` or `make run` to build it"
 
@@ -136,8 +138,19 @@ def _open_error(path: Path, exc: duckdb.Error) -> FaithLensError:
 
 
 def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
-    """Create every table and view if missing (idempotent) and stamp the schema version."""
-    conn.execute(resources.files("faithlens.store").joinpath("schema.sql").read_text(encoding="utf-8"))
+    """Create every table and view if missing (idempotent) and stamp the schema version.
+
+    The file records a digest of the schema it was last brought up to; when it is this code's, the
+    statements are skipped: running them costs more than opening the file (every page's first run).
+    """
+    ddl = resources.files("faithlens.store").joinpath("schema.sql").read_text(encoding="utf-8")
+    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{ddl}\n{CURRENT_LABEL_VIEW}".encode()).hexdigest()
+    try:
+        if get_meta(conn, SCHEMA_DIGEST_KEY) == digest:
+            return
+    except duckdb.CatalogException:  # a new file: no meta table yet
+        pass
+    conn.execute(ddl)
     conn.execute(CURRENT_LABEL_VIEW)
     found = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if found is None:
@@ -147,6 +160,7 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
             f"database schema version {found[0]} differs from this code's {SCHEMA_VERSION}",
             "delete the database file and run `python -m faithlens ingest` to rebuild it",
         )
+    set_meta(conn, SCHEMA_DIGEST_KEY, digest)
 
 
 def get_meta(conn: duckdb.DuckDBPyConnection, key: str) -> str | None:

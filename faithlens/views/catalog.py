@@ -36,20 +36,32 @@ def default_dataset(datasets: list[DatasetInfo]) -> str | None:
 
 
 def list_datasets(cur: duckdb.DuckDBPyConnection, name: str | None = None) -> list[DatasetInfo]:
-    """Every dataset (or only `name`), bundled ones first, with document/summary/unit counts."""
+    """Every dataset (or only `name`), bundled ones first, with document/summary/unit counts (one
+    grouped count per table, joined: a third of the time of a correlated count per dataset)."""
     return fetch_all(
         cur,
         DatasetInfo,
         """
+        WITH documents AS (
+            SELECT dataset, count(*) AS documents, count(text) AS with_text FROM document GROUP BY dataset
+        ), summaries AS (
+            SELECT dataset, count(*) AS summaries FROM summary GROUP BY dataset
+        ), units AS (
+            SELECT dataset, count(*) FILTER (kind = 'sentence') AS sentences,
+                   count(*) FILTER (kind = 'claim') AS claims
+            FROM unit GROUP BY dataset
+        ), sources AS (
+            SELECT dataset, count(*) AS label_sources FROM label_source GROUP BY dataset
+        )
         SELECT d.name, d.format, d.origin, d.description, d.license, d.citation,
-               (SELECT count(*) FROM document x WHERE x.dataset = d.name) AS documents,
-               (SELECT count(*) FROM document x WHERE x.dataset = d.name AND x.text IS NOT NULL)
-                 AS documents_with_text,
-               (SELECT count(*) FROM summary x WHERE x.dataset = d.name) AS summaries,
-               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'sentence') AS sentences,
-               (SELECT count(*) FROM unit x WHERE x.dataset = d.name AND x.kind = 'claim') AS claims,
-               (SELECT count(*) FROM label_source x WHERE x.dataset = d.name) AS label_sources
+               coalesce(documents, 0) AS documents, coalesce(with_text, 0) AS documents_with_text,
+               coalesce(summaries, 0) AS summaries, coalesce(sentences, 0) AS sentences,
+               coalesce(claims, 0) AS claims, coalesce(label_sources, 0) AS label_sources
         FROM dataset d
+        LEFT JOIN documents ON documents.dataset = d.name
+        LEFT JOIN summaries ON summaries.dataset = d.name
+        LEFT JOIN units ON units.dataset = d.name
+        LEFT JOIN sources ON sources.dataset = d.name
         WHERE ? IS NULL OR d.name = ?
         ORDER BY d.origin = 'import', d.name
         """,

@@ -102,4 +102,6 @@ def test_imported_dataset_overview_renders_its_text_inertly(
     assert dialogs == []
     ticks = set(main.locator("[data-testid=stPlotlyChart] .ytick text").all_text_contents())
     assert {m for m in models if m} <= ticks, "generator names show literally on the chart"
+    cells = set(main.locator(".fl-table td").all_text_contents())
+    assert {m for m in models if m} <= cells, "and in the table under it"
     helpers.screenshot(page, screenshot_dir, f"overview_{dataset}")

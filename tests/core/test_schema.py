@@ -6,6 +6,9 @@ from pathlib import Path
 
 import duckdb
 
+from faithlens import store
+from faithlens.store.connection import SCHEMA_DIGEST_KEY
+
 
 def test_coder_history_is_append_only_and_current_label_is_the_latest(db_copy: Path) -> None:
     conn = duckdb.connect(str(db_copy))
@@ -48,3 +51,35 @@ def test_an_llm_run_stores_its_raw_output_parse_rewrite_and_cost(db_copy: Path) 
     finally:
         conn.close()
     assert row == ("ambiguous", "A rewrite.", 120)
+
+
+def test_a_file_from_an_older_schema_gets_what_it_lacks_on_open(db_copy: Path) -> None:
+    """Opening skips the schema statements only when the file says it has this code's schema."""
+    conn = duckdb.connect(str(db_copy))
+    try:
+        conn.execute("DROP VIEW current_label")
+        conn.execute("UPDATE meta SET value = 'an older schema' WHERE key = ?", [SCHEMA_DIGEST_KEY])
+    finally:
+        conn.close()
+    store.connect(db_copy).close()
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM current_label").fetchone()[0] > 0
+    finally:
+        conn.close()
+
+
+def test_a_current_file_keeps_its_own_objects_on_open(db_copy: Path) -> None:
+    """With this code's schema recorded, an open runs no schema statement: a view the schema would
+    replace stays as the file has it (the measure of "skipped", as timings are not asserted)."""
+    conn = duckdb.connect(str(db_copy))
+    try:
+        conn.execute("CREATE OR REPLACE VIEW current_label AS SELECT * FROM label WHERE false")
+    finally:
+        conn.close()
+    store.connect(db_copy).close()
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    try:
+        assert conn.execute("SELECT count(*) FROM current_label").fetchone()[0] == 0
+    finally:
+        conn.close()
