@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cache
 from importlib import resources
 from pathlib import Path
 
@@ -137,14 +138,20 @@ def _open_error(path: Path, exc: duckdb.Error) -> FaithLensError:
     )
 
 
+@cache
+def _schema() -> tuple[str, str]:
+    """schema.sql and the digest a file records once it has it (read once per process)."""
+    ddl = resources.files("faithlens.store").joinpath("schema.sql").read_text(encoding="utf-8")
+    return ddl, hashlib.sha256(f"{SCHEMA_VERSION}\n{ddl}\n{CURRENT_LABEL_VIEW}".encode()).hexdigest()
+
+
 def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
     """Create every table and view if missing (idempotent) and stamp the schema version.
 
     The file records a digest of the schema it was last brought up to; when it is this code's, the
     statements are skipped: running them costs more than opening the file (every page's first run).
     """
-    ddl = resources.files("faithlens.store").joinpath("schema.sql").read_text(encoding="utf-8")
-    digest = hashlib.sha256(f"{SCHEMA_VERSION}\n{ddl}\n{CURRENT_LABEL_VIEW}".encode()).hexdigest()
+    ddl, digest = _schema()
     try:
         if get_meta(conn, SCHEMA_DIGEST_KEY) == digest:
             return
