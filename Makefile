@@ -6,7 +6,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8501
 
-.PHONY: run run-team test lint bench ingest browser-deps postgres-deps
+.PHONY: run run-team test lint bench ingest bytecode browser-deps postgres-deps
 
 $(VENV)/.runtime: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,12 +20,17 @@ $(VENV)/.dev: $(VENV)/.runtime requirements-dev.txt
 ingest: $(VENV)/.runtime
 	$(PY) -m faithlens ingest --if-stale
 
-run: ingest
+# The app's own modules compiled ahead, as pip compiles installed packages: a cold start then does not
+# compile them on its first page (nothing writes bytecode where PYTHONDONTWRITEBYTECODE is set).
+bytecode: $(VENV)/.runtime
+	$(PY) -m compileall -q faithlens components
+
+run: ingest bytecode
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 # One of several servers sharing a team store: `make run-team EVENTS_URL=postgresql://... [PORT=8502 DB=...]`.
 # Each server keeps its own DuckDB file (DB) as a replica; the store holds codes, sessions and LLM results.
-run-team: $(VENV)/.runtime
+run-team: $(VENV)/.runtime bytecode
 	@test -n "$(EVENTS_URL)" || { echo "make run-team needs EVENTS_URL=postgresql://user@host:port/db" >&2; exit 2; }
 	export FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL='$(EVENTS_URL)'; \
 		$(PY) -m faithlens ingest --if-stale && \
@@ -46,5 +51,5 @@ lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	$(PY) scripts/check_layout.py
 
-bench: $(VENV)/.dev postgres-deps
+bench: $(VENV)/.dev postgres-deps bytecode
 	$(PY) -m bench

@@ -223,7 +223,9 @@ def _sidebar(
     if note:
         st.sidebar.warning(md_escape(note), icon=":material/link_off:")
     if datasets:
-        st.sidebar.selectbox("Dataset", [d.name for d in datasets], key=PICKER_KEY)
+        # Radio buttons: every loaded dataset in view, one click to switch; and a cold start's first chart
+        # is not held up by the select box's code, which the browser would fetch and run beside Plotly's.
+        st.sidebar.radio("Dataset", [d.name for d in datasets], key=PICKER_KEY)
     with st.sidebar:
         _loaded(datasets, db_path, team)
 

@@ -60,7 +60,7 @@ def test_a_second_server_on_a_held_database_says_what_to_do_and_recovers_on_relo
         page.reload()
         helpers.wait_for_app(page)
         helpers.assert_no_exception(page)
-        expect(page.get_by_test_id("stSidebar").get_by_role("combobox", name="Dataset")).to_have_value("storysumm")
+        expect(page.get_by_test_id("stSidebar").get_by_role("radio", name="storysumm", exact=True)).to_be_checked()
 
     assert stats.returncode == 0, stats.stderr
     assert "storysumm" in json.loads(stats.stdout)["datasets"]

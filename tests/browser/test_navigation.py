@@ -44,9 +44,10 @@ def test_each_action_is_one_history_entry_and_back_walks_them_in_order(page: Pag
 
 def test_a_new_level_resets_the_drill_down_so_it_agrees_with_the_matrices(page: Page, app_url: str) -> None:
     helpers.open_app(page, f"{app_url}/compare?dataset=storysumm&dsplit=val&cell=faithful%2Cunfaithful")
-    drill_split = page.get_by_test_id("stRadio").filter(has=page.get_by_text("Split", exact=True))
+    radios = page.get_by_test_id("stMain").get_by_test_id("stRadio")
+    drill_split = radios.filter(has=page.get_by_text("Split", exact=True))
     expect(drill_split.get_by_role("radio", name="val", exact=True)).to_be_checked()
-    page.get_by_test_id("stRadio").first.get_by_text("sentence", exact=True).click()
+    radios.first.get_by_text("sentence", exact=True).click()
     helpers.wait_for_app(page)
     query = _query(page)
     assert query["level"] == ["sentence"]

@@ -21,15 +21,16 @@ def _metric(page: Page, label: str):
     return page.get_by_test_id("stMetric").filter(has_text=label).get_by_test_id("stMetricValue")
 
 
-def _picker(page: Page):
-    return page.get_by_test_id("stSidebar").get_by_role("combobox", name="Dataset")
+def _picker(page: Page, dataset: str):
+    """The sidebar's radio button for `dataset`."""
+    return page.get_by_test_id("stSidebar").get_by_role("radio", name=dataset, exact=True)
 
 
 @pytest.mark.parametrize("script", helpers.app_pages())
 def test_every_page_opens_without_exception(page: Page, app_url: str, screenshot_dir: Path, script: str) -> None:
     helpers.open_app(page, f"{app_url}{helpers.page_url(script)}?dataset=storysumm")
     helpers.assert_no_exception(page)
-    expect(_picker(page)).to_have_value("storysumm")
+    expect(_picker(page, "storysumm")).to_be_checked()
     expect(page.get_by_test_id("stSidebar").get_by_test_id("stPageLink").first).to_be_visible()
     shot = helpers.screenshot(page, screenshot_dir, Path(script).stem)
     assert shot.stat().st_size > 10_000
@@ -41,8 +42,7 @@ def test_sidebar_dataset_switch_changes_the_overview(page: Page, app_url: str, s
     expect(_metric(page, "Summaries")).to_have_text(f"{storysumm['summaries']:,}")
     expect(page.get_by_test_id("stHeading").filter(has_text="StorySumm Table 2")).to_be_visible()
 
-    _picker(page).click()
-    page.get_by_role("option", name="tofueval", exact=True).click()
+    page.get_by_test_id("stSidebar").get_by_test_id("stRadio").get_by_text("tofueval", exact=True).click()
     helpers.wait_for_app(page)
 
     expect(_metric(page, "Summaries")).to_have_text(f"{tofueval['summaries']:,}")
@@ -55,7 +55,7 @@ def test_sidebar_dataset_switch_changes_the_overview(page: Page, app_url: str, s
 
     page.get_by_test_id("stSidebar").get_by_test_id("stPageLink").filter(has_text="Explore").click()
     helpers.wait_for_app(page)
-    expect(_picker(page)).to_have_value("tofueval")
+    expect(_picker(page, "tofueval")).to_be_checked()
     expect(page).to_have_url(re.compile(r"/explore\?dataset=tofueval(&|$)"))
 
 
@@ -63,7 +63,7 @@ def test_cold_deep_link_opens_its_page_with_its_params(page: Page, fresh_server:
     """The very first page request of a fresh server: folder routing must still run the right page."""
     helpers.open_app(page, f"{fresh_server.url}/explore?dataset=tofueval")
     helpers.assert_no_exception(page)
-    expect(_picker(page)).to_have_value("tofueval")
+    expect(_picker(page, "tofueval")).to_be_checked()
     expect(page).to_have_url(re.compile(r"/explore\?dataset=tofueval(&|$)"))
     expect(page).to_have_title("Explore · FaithLens")
 

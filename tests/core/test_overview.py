@@ -255,7 +255,7 @@ def test_overview_page_shows_counts_charts_captions_and_downloads(app_test) -> N
 def test_sidebar_switch_changes_the_overview(app_test) -> None:
     at = app_test("app.py", dataset="storysumm")
     at.run()
-    at.selectbox(key="dataset_picker").select("tofueval").run()
+    at.radio(key="dataset_picker").set_value("tofueval").run()
     assert not at.exception
     assert _metrics(at)["Summaries"] == f"{raw.tofueval_expected()['summaries']:,}"
     assert at.query_params["dataset"] == "tofueval"
@@ -266,7 +266,7 @@ def test_unknown_dataset_in_the_url_warns_and_falls_back(app_test) -> None:
     at.run()
     assert not at.exception
     assert any("no\\-such\\-set" in w.value for w in at.sidebar.warning)
-    assert at.selectbox(key="dataset_picker").value == "storysumm", "the default: the most label sources"
+    assert at.radio(key="dataset_picker").value == "storysumm", "the default: the most label sources"
 
 
 def test_empty_imported_dataset_page_shows_what_is_missing(

@@ -21,7 +21,7 @@ def test_page_runs_cleanly(app_test, script: str, dataset: str) -> None:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    assert at.selectbox(key="dataset_picker").value == dataset
+    assert at.radio(key="dataset_picker").value == dataset
     assert at.query_params["dataset"] == dataset
     links = [link.proto.page for link in at.sidebar.get("page_link")]
     assert len(links) == len(app_pages()), links
@@ -69,5 +69,5 @@ def test_a_first_visit_opens_the_dataset_with_the_most_label_sources_and_keeps_t
     at = app_test("app.py")
     at.run()
     assert not at.exception
-    assert at.selectbox(key="dataset_picker").value == "storysumm"
+    assert at.radio(key="dataset_picker").value == "storysumm"
     assert dict(at.query_params) == {}, "a first visit to / adds nothing to the URL (no history entry)"

@@ -292,7 +292,7 @@ def test_a_missing_alignment_is_said_and_can_be_computed_from_the_page(own_db) -
 def test_switching_dataset_starts_a_clean_view(app_test) -> None:
     at = app_test(PAGE, dataset="tofueval", split="dev", error_types="Reasoning Error")
     at.run()
-    at.selectbox(key="dataset_picker").set_value("storysumm").run()
+    at.radio(key="dataset_picker").set_value("storysumm").run()
     clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert caption(at) == f"**All {len(storysumm_records())} summaries**"
