@@ -7,8 +7,6 @@ in the matrix and table markup (`charts.matrix_html`, `metrics_html`) and Markdo
 
 from __future__ import annotations
 
-import html
-
 import streamlit as st
 
 from components import charts, urlstate
@@ -17,6 +15,7 @@ from faithlens.analysis.figures import Table
 from faithlens.analysis.metrics import CLASSES, DEFINITIONS
 from faithlens.filters import Filters
 from faithlens.views.compare import ALL, Example, MetricRow, SourceChoice
+from faithlens.views.highlight import esc
 from faithlens.views.states import DetailState, ExploreState
 
 EXAMPLES_SHOWN = 50
@@ -98,19 +97,15 @@ def metrics_table(rows: list[MetricRow], with_source: bool) -> Table:
     return Table.from_records(titles, records)
 
 
-def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
 _FORMATS = {title: fmt for title, _, fmt in COLUMNS} | {"Left out": "%d"}
 _HELP = {title: DEFINITIONS[key] for title, key, _ in COLUMNS} | {"Left out": LEFT_OUT_HELP}
 
 
 def _header(title: str) -> str:
     if title in _HELP:
-        return f'<th title="{_esc(_HELP[title])}">{_esc(title)}</th>'
+        return f'<th title="{esc(_HELP[title])}">{esc(title)}</th>'
     pin = " fl-mt-pin" if title == "Source" else ""
-    return f'<th class="fl-mt-text{pin}">{_esc(title)}</th>'
+    return f'<th class="fl-mt-text{pin}">{esc(title)}</th>'
 
 
 def _metric_cell(title: str, value: object) -> str:
@@ -118,9 +113,9 @@ def _metric_cell(title: str, value: object) -> str:
     if value is None:
         return "<td></td>"
     if title in _FORMATS:
-        return f"<td>{_esc(_FORMATS[title] % value)}</td>"
+        return f"<td>{esc(_FORMATS[title] % value)}</td>"
     pin = " fl-mt-pin" if title == "Source" else ""
-    return f'<td class="fl-mt-text{pin}">{_esc(value)}</td>'
+    return f'<td class="fl-mt-text{pin}">{esc(value)}</td>'
 
 
 def metrics_html(table: Table) -> str:

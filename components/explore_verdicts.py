@@ -1,17 +1,17 @@
 """Explore's "Every label source on this summary": a row per label source (kind, summary label, raw
 value, score, its unit labels counted) and each source's reasoning, folded, as one escaped HTML
 element. A handful of rows needs no data grid, and a grid plus an expander per reasoning made every
-visit to Explore slower to draw. Every value is escaped with `html.escape(quote=True)`; `st.html`
+visit to Explore slower to draw. Every value is escaped (`faithlens.views.highlight.esc`); `st.html`
 sanitises again."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import streamlit as st
 
 from faithlens.views.detail import SourceVerdict
+from faithlens.views.highlight import esc
 
 _STYLE = (
     ".fl-vt-title{margin:0 0 0.4rem}"
@@ -28,10 +28,6 @@ _STYLE = (
     "details.fl-why div{padding:0 0.75rem 0.75rem;white-space:pre-wrap;overflow-wrap:anywhere;font-size:0.9rem}"
 )
 NUMBERS = frozenset(("score", "score scale"))
-
-
-def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _row(v: SourceVerdict) -> dict[str, object]:
@@ -60,18 +56,18 @@ def _cell(column: str, value: object) -> str:
     if column == "score scale":  # a bar like a progress column's, from a number (never dataset text)
         bar = f'<span class="fl-vt-bar"><span style="width:{100 * value:.0f}%"></span></span>'
         return f'<td class="fl-num">{bar}{value:.2f}</td>'
-    return f"<td>{_esc(value)}</td>"
+    return f"<td>{esc(value)}</td>"
 
 
 def table_html(verdicts: Sequence[SourceVerdict]) -> str:
     """The sources' table (a column no source fills is left out), then each reasoning in a closed `<details>`."""
     rows = [_row(v) for v in verdicts]
     columns = [name for name in (rows[0] if rows else {}) if any(row[name] is not None for row in rows)]
-    head = "".join(f'<th class="fl-num">{_esc(c)}</th>' if c in NUMBERS else f"<th>{_esc(c)}</th>" for c in columns)
+    head = "".join(f'<th class="fl-num">{esc(c)}</th>' if c in NUMBERS else f"<th>{esc(c)}</th>" for c in columns)
     body = "".join(f"<tr>{''.join(_cell(c, row[c]) for c in columns)}</tr>" for row in rows)
     reasons = "".join(
-        f'<details class="fl-why"><summary>{_esc(v.source)}: {_esc(v.label or "no label")} · reasoning</summary>'
-        f"<div>{_esc(v.explanation)}</div></details>"
+        f'<details class="fl-why"><summary>{esc(v.source)}: {esc(v.label or "no label")} · reasoning</summary>'
+        f"<div>{esc(v.explanation)}</div></details>"
         for v in verdicts
         if v.explanation
     )

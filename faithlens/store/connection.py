@@ -18,8 +18,9 @@ from faithlens.store.sql import LATEST_LABEL
 SCHEMA_VERSION = "1"
 CURRENT_LABEL_VIEW = f"CREATE OR REPLACE VIEW current_label AS SELECT * FROM label {LATEST_LABEL}"
 STORE_KEY = "events_store"
-SCHEMA_DIGEST_KEY = "schema_digest"
 """meta key: the id of the team store a replica replays (set when it first joins one)."""
+SCHEMA_DIGEST_KEY = "schema_digest"
+"""meta key: the digest of the schema the file was last brought up to (`ensure_schema`)."""
 BUILD_HINT = "run `python -m faithlens ingest` or `make run` to build it"
 
 
