@@ -36,7 +36,7 @@ EVERY_FILTER = {
     ),
     "tofueval": Filters(
         split="dev",
-        generator="model_A",
+        generator="slot A (shuffled per topic; raw: model_A)",
         topic_type="main",
         label="unfaithful",
         error_types=("Reasoning Error", "Extrinsic Information"),

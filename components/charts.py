@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -19,6 +20,10 @@ import streamlit as st
 from components.markdown import md_escape
 from faithlens.analysis.figures import BarFigure, ScoreFigure, Table, round1
 from faithlens.vocab import VERDICTS
+
+if TYPE_CHECKING:  # imported by the figures that carry them, not on the Overview's cold path
+    from faithlens.analysis.beside import Beside
+    from faithlens.analysis.published import Compared
 
 # Fixed colours for the shared vocabulary, so a verdict looks the same on every chart.
 VERDICT_COLOURS = {
@@ -209,6 +214,7 @@ _TABLE_STYLE = (
     ".fl-table th{position:sticky;top:0;background:#f3f5f8;font-weight:600;text-align:left;padding:4px 12px}"
     ".fl-table td{padding:3px 12px;border-top:1px solid #e6e9ee;overflow-wrap:break-word}"
     ".fl-table .fl-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    ".fl-table td:first-child{min-width:12rem}"
 )
 
 
@@ -263,16 +269,94 @@ def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[
     st.subheader(md_escape(figure.title))
     plot(figure, cache_key)
     st.caption(md_escape(figure.caption))
-    table = figure.table
+    bar = isinstance(figure, BarFigure)
+    for note in figure.notes if bar else ():
+        st.caption(md_escape(note))
+    _table_and_csv(figure.table, f"{dataset}_{figure.key}.csv", f"csv_{figure.key}")
+    if bar and figure.beside is not None:
+        show_beside(figure.beside, f"{dataset}_{figure.key}_vs_paper.csv", f"csv_beside_{figure.key}")
+
+
+def _table_and_csv(table: Table, file_name: str, key: str) -> None:
     st.html(table_html(table))
     st.download_button(
         "Download CSV",
         # Written on click (on a worker thread; it reads only this table): no CSV built and
         # uploaded to the browser's media store for every figure on every run.
         data=lambda: table.to_csv().encode("utf-8"),
-        file_name=f"{dataset}_{figure.key}.csv",
+        file_name=file_name,
         mime="text/csv",
-        key=f"csv_{figure.key}",
+        key=key,
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+# The paper beside ours: each printed figure's cell holds it as printed and, under it, ours; green
+# when ours rounds to it, amber when it does not, grey when we have none (the Reproduced figures page's
+# colours). Every text is escaped.
+_BESIDE_STYLE = (
+    ".fl-bs{overflow-x:auto;margin-bottom:0.25rem}"
+    ".fl-bs table{border-collapse:collapse;font-size:0.85rem}"
+    ".fl-bs th{background:#f3f5f8;font-weight:600;padding:4px 8px;text-align:right;white-space:nowrap}"
+    ".fl-bs td{padding:3px 8px;border-top:1px solid #e6e9ee;text-align:right;white-space:nowrap;"
+    "vertical-align:top;font-variant-numeric:tabular-nums}"
+    ".fl-bs .fl-bs-text{text-align:left}"
+    ".fl-bs td.fl-bs-text{white-space:normal;min-width:6rem;max-width:13rem}"
+    ".fl-bs td.fl-bs-why{text-align:left;white-space:normal;min-width:16rem;max-width:30rem;color:#3d4450}"
+    ".fl-bs td.fl-bs-ok{background:#e8f5ec}.fl-bs td.fl-bs-diff{background:#fdf0dc}"
+    ".fl-bs td.fl-bs-none{background:#f1f2f4;color:#6b7480}"
+    ".fl-bs small{display:block;font-weight:400;color:#4a5360}"
+)
+_BESIDE_CLASS = {"matches": "fl-bs-ok", "differs": "fl-bs-diff"}
+"""A compared figure's status (`faithlens.analysis.published`: matches, differs) -> its cell's class."""
+
+
+def _beside_cell(cell: Compared) -> str:
+    esc = partial(html.escape, quote=True)
+    if cell.ours is None:
+        return f'<td class="fl-bs-none">{esc(cell.paper.text)}<small>no figure of ours</small></td>'
+    places = min(cell.paper.decimals + 1, 4)
+    ours = f"{cell.ours:,.{places}f}"
+    note = f"ours {ours} ✓" if cell.status == "matches" else f"ours {ours} · Δ {cell.difference:+,.{places}f}"
+    return f'<td class="{_BESIDE_CLASS[cell.status]}">{esc(cell.paper.text)}<small>{esc(note)}</small></td>'
+
+
+def beside_html(beside: Beside) -> str:
+    """The paper's rows beside ours as one escaped table: a row per printed row, a cell per printed
+    figure (the paper's, then ours), the row's status and why it differs."""
+    esc = partial(html.escape, quote=True)
+    names = dict(beside.headings)
+    head = "".join(f"<th>{esc(heading)}</th>" for _key, heading in beside.headings)
+    rows = []
+    for row in beside.rows:
+        cells = {cell.column: _beside_cell(cell) for cell in row.compared}
+        figures = "".join(cells.get(key, "<td></td>") for key, _heading in beside.headings)
+        rows.append(
+            f'<tr><td class="fl-bs-text">{esc(row.paper_row)}</td><td class="fl-bs-text">{esc(row.ours_is)}</td>'
+            f'{figures}<td class="fl-bs-text">{esc(row.status_words())}</td>'
+            f'<td class="fl-bs-why">{esc(row.why(names))}</td></tr>'
+        )
+    return (
+        f'<style>{_BESIDE_STYLE}</style><div class="fl-bs"><table><tr><th class="fl-bs-text">paper row</th>'
+        f'<th class="fl-bs-text">ours</th>{head}<th class="fl-bs-text">status</th><th class="fl-bs-text">why</th>'
+        f"</tr>{''.join(rows)}</table></div>"
+    )
+
+
+def show_beside(beside: Beside, file_name: str, key: str) -> None:
+    """The paper's printed figures beside ours (matches / differs and why), its CSV, then the evidence."""
+    st.markdown(f"**Beside the paper: {md_escape(beside.reference)}**")
+    st.html(beside_html(beside))
+    table = beside.table()
+    st.download_button(
+        "Download CSV",
+        data=lambda: table.to_csv().encode("utf-8"),
+        file_name=file_name,
+        mime="text/csv",
+        key=key,
+        on_click="ignore",
+        icon=":material/download:",
+    )
+    if beside.notes:
+        st.markdown("\n".join(f"- {md_escape(note)}" for note in beside.notes))

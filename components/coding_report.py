@@ -13,7 +13,7 @@ from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import agreement, sessions
 from faithlens.coding.codebook import Codebook
-from faithlens.views import coding
+from faithlens.views import arm_tables, coding
 
 NUMBER = st.column_config.NumberColumn(format="%.3f")
 PAIR_SEPARATOR = ","
@@ -70,6 +70,16 @@ def _confusion(ctx: shell.PageContext, found: sessions.Session, coders: tuple[st
     return None if (a, b) == tuple(coders[:2]) else chosen
 
 
+def _arm(arm: dict[str, float | int | None], name: str) -> None:
+    """ARM's figures beside the paper's: Table 4's, then Table 5's individual and majority-vote rows."""
+    st.markdown("**ARM figures** (the paper's Table 4 beside this session's)")
+    _table(arm_tables.figure_rows(arm), name)
+    if "majority_explanations" in arm:
+        st.markdown("**ARM Table 5: explanation points, per coder and by majority vote**")
+        _table(arm_tables.table5_rows(arm), name + ".table5")
+        st.caption(md_escape(arm_tables.TABLE5_HOW))
+
+
 def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook, wanted: str | None, notes) -> str | None:
     """The agreement section; returns the coder pair for the URL (None: the first two, not chosen)."""
     report = coding_data.agreement(ctx.db_path, ctx.version, found.name)
@@ -87,6 +97,5 @@ def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook, wanted
         st.markdown("**Line by line: agreement on the sentences**")
         _agreement(report.sentences, key(ctx.dataset, found.name, "sentences"))
     if report.arm:
-        st.markdown("**ARM figures** (Tables 4 and 5 of the paper)")
-        _table(coding.arm_rows(report.arm), key(ctx.dataset, found.name, "arm"))
+        _arm(report.arm, key(ctx.dataset, found.name, "arm"))
     return _confusion(ctx, found, overall.coders, wanted, notes)

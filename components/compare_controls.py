@@ -17,7 +17,7 @@ from components.markdown import md_escape
 from components.shell import PageContext
 from faithlens.analysis import mapping
 from faithlens.analysis.metrics import GRID_SIZE
-from faithlens.analysis.thresholds import Thresholds
+from faithlens.analysis.thresholds import GRID, TUNINGS, Thresholds
 from faithlens.querystate import ignored
 from faithlens.views.compare import ALL, CompareResult, SourceChoice, Threshold
 from faithlens.views.states import CompareState
@@ -31,6 +31,9 @@ CHOICE_TEXT = {
 IN_BETWEEN = set(mapping.DEFAULT.choices())
 REFERENCE_PX = 300
 """Width of the reference picker; the compared sources take the rest of its row."""
+TUNING_CHOICES = {"grid": "150-point grid (release notebook)", "cutpoints": "Cut points (exhaustive)"}
+FINE_STEPS = 10_000
+"""A cut-point threshold lies between two scores, off the grid: its slider moves in finer steps."""
 
 
 def key(dataset: str, *parts: object) -> str:
@@ -56,11 +59,15 @@ class Selection:
     """The user just changed the level or reference: controls that depended on them start afresh."""
     nothing_to_compare: str | None = None
     """Why no table can be drawn (Markdown), when none can."""
+    tuning: str = GRID
+    """The score sources' threshold search (`thresholds.TUNINGS`)."""
+    retuned: bool = False
+    """The user just changed the threshold search: moved thresholds start afresh."""
 
     @property
     def threshold_context(self) -> tuple[str, ...]:
         """Part of each threshold slider's key: any other choice makes it a new slider, back at its tuned value."""
-        return (self.level, self.reference, str(self.label_mapping))
+        return (self.level, self.reference, str(self.label_mapping), self.tuning)
 
 
 def start_value(name: str, wanted: str | None, options: list[str], default: str, notes: list[str]) -> str:
@@ -107,7 +114,8 @@ def pick(
             f"Only {md_escape(reference)} labels the {level} level of {md_escape(dataset)}, so there is nothing to "
             "compare it with. Pick another level, or import another label source."
         )
-        return Selection(dataset, level, reference, [], wanted.mapping, url, False, renewed, note)
+        url = replace(url, tuning=wanted.tuning)
+        return Selection(dataset, level, reference, [], wanted.mapping, url, False, renewed, note, wanted.tuning)
     notes += [
         ignored("sources", name, f"not a {level}-level source here") for name in wanted.sources if name not in at_level
     ]
@@ -119,7 +127,8 @@ def pick(
     )
     used = compare_data.values_used(ctx.db_path, ctx.version, dataset, level, (reference, *sources))
     label_mapping = _pick_mapping(dataset, wanted.mapping, used)
-    url = replace(url, sources=tuple(sources) if sources != options else (), mapping=label_mapping)
+    tuning = st.session_state[_kept(urlstate.bind(key(dataset, "tuning"), wanted.tuning, TUNINGS))]
+    url = replace(url, sources=tuple(sources) if sources != options else (), mapping=label_mapping, tuning=tuning)
     by_topic = False
     if has_topics:
         topics = st.toggle(
@@ -128,7 +137,10 @@ def pick(
         url, by_topic = replace(url, topics=topics), topics
     renewed = renewed or label_mapping != wanted.mapping
     missing = None if sources else "Choose at least one source to compare."
-    return Selection(dataset, level, reference, sources, label_mapping, url, by_topic, renewed, missing)
+    retuned = tuning != wanted.tuning
+    return Selection(
+        dataset, level, reference, sources, label_mapping, url, by_topic, renewed, missing, tuning, retuned
+    )
 
 
 def _pick_reference(
@@ -216,6 +228,7 @@ def _pair(ctx: PageContext, selection: Selection, source: str, threshold: float 
         str(selection.label_mapping),
         threshold,
         selection.by_topic,
+        selection.tuning,
     )
 
 
@@ -231,7 +244,7 @@ def compute(
     """
     results = {name: _pair(ctx, selection, name, None) for name in selection.sources}
     tuned = {name: r.pairs[0].threshold for name, r in results.items() if r.pairs[0].threshold is not None}
-    wanted = Thresholds() if selection.renewed else wanted
+    wanted = Thresholds() if selection.renewed or selection.retuned else wanted
     notes += [
         ignored("thresholds", f"{name}={value:g}", "not a compared score source")
         for name, value in wanted.items()
@@ -240,6 +253,18 @@ def compute(
     if not tuned:
         return results, Thresholds()
     st.subheader("Thresholds")
+    st.radio(
+        "Threshold search",
+        TUNINGS,
+        key=key(selection.dataset, "tuning"),
+        horizontal=True,
+        format_func=TUNING_CHOICES.get,
+        help=(
+            "Where the tuned threshold comes from. The grid is the StorySumm release's notebook and reproduces its "
+            "results table; the exhaustive cut-point search tries every split of the val scores and reproduces the "
+            "paper's Table 8 UniEval val row, which no grid point reaches."
+        ),
+    )
     moved: dict[str, float] = {}
     for name, threshold in tuned.items():
         st.markdown(f"**{md_escape(name)}**")
@@ -270,21 +295,19 @@ def _reset(widget: str, value: float) -> None:
 
 def _slider(selection: Selection, source: str, tuned: Threshold, start: float) -> float:
     """One score source's threshold slider with a reset button; returns the value it holds."""
-    widget = urlstate.bind(_slider_key(selection, source), start, reseed=selection.renewed)
+    widget = urlstate.bind(_slider_key(selection, source), start, reseed=selection.renewed or selection.retuned)
     row = st.container(horizontal=True, vertical_alignment="bottom")
+    steps = GRID_SIZE - 1 if tuned.tuning == GRID else FINE_STEPS
     value = row.slider(
         "Threshold: faithful when the score is above it",
         tuned.low,
         tuned.high,
-        step=(tuned.high - tuned.low) / (GRID_SIZE - 1),
+        step=(tuned.high - tuned.low) / steps,
         format="%.4f",
         key=widget,
         help=confusion.DEFINITIONS["threshold"],
     )
     row.button("Reset to tuned", key=f"{widget}.reset", on_click=_reset, args=(widget, tuned.value))
     in_sample = " (no val/dev split: tuned and reported on all units, so in-sample)" if tuned.tuned_on == ALL else ""
-    st.caption(
-        f"Tuned on the {tuned.tuned_on} split{in_sample}: {tuned.value:.4f}, the first of {GRID_SIZE} evenly "
-        f"spaced thresholds in [{tuned.low:g}, {tuned.high:g}] that reaches the highest balanced accuracy."
-    )
+    st.caption(f"Tuned on the {tuned.tuned_on} split{in_sample}: {tuned.value:.4f}, {md_escape(tuned.how_tuned())}.")
     return float(value)

@@ -11,7 +11,8 @@ import streamlit as st
 
 from components import shell
 from faithlens.analysis.mapping import Mapping
-from faithlens.views import compare
+from faithlens.analysis.thresholds import GRID
+from faithlens.views import compare, storysumm_paper
 from faithlens.views.compare import ALL, CompareResult, Example, SourceChoice
 
 
@@ -42,13 +43,23 @@ def pair(
     mapping_text: str,
     threshold: float | None,
     by_topic: bool,
+    tuning: str = GRID,
 ) -> CompareResult:
-    """One compared source against the reference; `threshold` None means a score source's tuned one."""
+    """One compared source against the reference; `threshold` None means a score source's tuned one
+    (by the `tuning` search)."""
     thresholds = None if threshold is None else {source: threshold}
     with shell.root_connection(db_path).cursor() as cur:
         return compare.compare(
-            cur, dataset, level, reference, [source], Mapping.parse(mapping_text), thresholds, by_topic
+            cur, dataset, level, reference, [source], Mapping.parse(mapping_text), thresholds, by_topic, tuning
         )
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def paper_evidence(db_path: str, version: str, dataset: str, source: str) -> storysumm_paper.Evidence:
+    """What every threshold on a StorySumm score source's released scores gives against its printed
+    rows: computed only when the page shows the paper's figures."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return storysumm_paper.score_evidence(cur, dataset, source)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -11,16 +11,17 @@ import streamlit as st
 from components import errors_data, shell, urlstate
 from components.markdown import md_escape
 from faithlens import querystate
-from faithlens.analysis.tag_stats import Family
+from faithlens.analysis.tag_stats import ANY_SOURCE, Family
 from faithlens.analysis.thresholds import ALL
 from faithlens.unit_filter import level_noun
 from faithlens.views.errors import ANY_TYPE, NO_REFERENCE, OF_ALL, OF_TAGGED, SINGLE, Recall
 from faithlens.views.states import ErrorsState, RunsState
+from faithlens.vocab import GOLD
 
 NONE_BY = "none"
-ANY_SOURCE = ""
 BY_WORDS = {
     "generator": "generator",
+    "generator_group": "generator, shuffled slots pooled",
     "topic_type": "topic type (main / marginal)",
     "corpus": "corpus",
     "split": "split",
@@ -87,7 +88,7 @@ def distribution_choices(
     reseed = family_key != (wanted.family if wanted.family in keys else keys[0])
     if reseed:
         wanted = replace(wanted, tagged_by=None, reference=None, sources=())
-    default_by = "generator" if "generator" in dims else NONE_BY
+    default_by = dims[0]
     by = second.selectbox(
         "Broken down by",
         dims,
@@ -102,25 +103,40 @@ def distribution_choices(
         help="TofuEval Figure 2 counts over the inconsistent sentences (those with an error type); its Appendix "
         "Figure 5 over every sentence.",
     )
-    tagged_by = None
-    if family.verdicts_of is None and len(family.sources) > 1:
-        options = (ANY_SOURCE, *family.sources)
-        initial = _checked(wanted.tagged_by, family.sources, ANY_SOURCE, "tagged_by", notes)
-        tagged_by = (
-            fourth.selectbox(
-                "Tagged by",
-                options,
-                key=urlstate.bind(_key(ctx.dataset, "tagged_by"), initial, options, reseed),
-                format_func=lambda s: "(any source)" if s == ANY_SOURCE else s,
-            )
-            or None
-        )
-    elif wanted.tagged_by is not None and wanted.tagged_by not in family.sources:
-        notes.append(querystate.ignored("tagged_by", wanted.tagged_by, "no such tag source for this family"))
+    tagged_by, url_tagged_by = _tag_source(ctx, fourth, family, wanted.tagged_by, reseed, notes)
     url = ErrorsState(
-        ctx.dataset, None if family_key == keys[0] else family_key, None if by == default_by else by, of, tagged_by
+        ctx.dataset, None if family_key == keys[0] else family_key, None if by == default_by else by, of, url_tagged_by
     )
     return Chosen(family, None if by == NONE_BY else by, of, tagged_by, url, wanted, reseed)
+
+
+def _tag_source(
+    ctx: shell.PageContext, place, family: Family, wanted: str | None, reseed: bool, notes: list[str]
+) -> tuple[str | None, str | None]:
+    """Whose tags count (None: every source's) and what the URL says of it (None: the default, the
+    dataset's gold where gold gives the family). Drawn when the family has tags from two or more sources."""
+    default = family.default_tagged_by or ANY_SOURCE
+    options = tuple(dict.fromkeys((*((GOLD,) if GOLD in family.sources else ()), *family.sources, ANY_SOURCE)))
+    if family.verdicts_of is not None or len(family.sources) < 2:
+        if wanted is not None and wanted not in (*family.sources, ANY_SOURCE):
+            notes.append(querystate.ignored("tagged_by", wanted, "no such tag source for this family"))
+        return family.default_tagged_by, None
+    initial = _checked(wanted, options, default, "tagged_by", notes)
+    chosen = place.selectbox(
+        "Tagged by",
+        options,
+        key=urlstate.bind(_key(ctx.dataset, "tagged_by"), initial, options, reseed),
+        format_func=lambda s: _source_words(s, family),
+        help="Whose tags are counted. By default the dataset's own (gold) where it gives this family, as the "
+        "papers count them: a coder's or a model's tags join only when chosen here.",
+    )
+    return (None if chosen == ANY_SOURCE else chosen), (None if chosen == default else chosen)
+
+
+def _source_words(source: str, family: Family) -> str:
+    if source == ANY_SOURCE:
+        return "any source (all of them)"
+    return f"{source} (the dataset's own)" if source == GOLD == family.default_tagged_by else source
 
 
 def recall_choices(ctx: shell.PageContext, chosen: Chosen, notes: list[str]) -> Asked:

@@ -61,8 +61,14 @@ def distribution(ctx: shell.PageContext, shown: Distribution) -> None:
         f"its {units}. {shown.how()} Each count opens those {units} in Explore."
     )
     st.html(heatmap_html(shown.values, shown.groups, cell, family.name, note, column_name=column_name))
-    table = Table.from_records(("family", "value", "group", "units", "pct"), (r.as_json() for r in shown.rows))
-    _download("Download CSV", table, f"{ctx.dataset}_{family.name}_by_{shown.by or 'all'}.csv", "errors_spread_csv")
+    for line in shown.notes():
+        st.caption(md_escape(line))
+    counted = {"tagged_by": shown.sources_counted}
+    table = Table.from_records(
+        ("family", "value", "group", "units", "pct", "tagged_by"), ({**r.as_json(), **counted} for r in shown.rows)
+    )
+    name = f"{ctx.dataset}_{family.name}_by_{shown.by or 'all'}{family.file_suffix(shown.tagged_by)}.csv"
+    _download("Download CSV", table, name, "errors_spread_csv")
 
 
 def together(ctx: shell.PageContext, family: Family, tagged_by: str | None) -> None:
@@ -78,7 +84,8 @@ def together(ctx: shell.PageContext, family: Family, tagged_by: str | None) -> N
         return
     st.caption(
         md_escape(
-            f"Each cell: the {level_noun(family.level)} carrying both values; the diagonal, those carrying the value. "
+            f"Each cell: the {level_noun(family.level)} carrying both values (tagged by "
+            f"{family.sources_counted(tagged_by)}); the diagonal, those carrying the value. "
             f"Two values share a unit {shared:,} times (a unit with three values counts three pairs)."
         )
     )
@@ -93,8 +100,10 @@ def together(ctx: shell.PageContext, family: Family, tagged_by: str | None) -> N
     rows = ((a, b, int(matrix.loc[a, b])) for a in values for b in values)
     _download(
         "Download CSV",
-        Table.of(("first", "second", "units"), rows),
-        f"{ctx.dataset}_{family.name}_pairs.csv",
+        Table.of(
+            ("first", "second", "units", "tagged_by"), (row + (family.sources_counted(tagged_by),) for row in rows)
+        ),
+        f"{ctx.dataset}_{family.name}_pairs{family.file_suffix(tagged_by)}.csv",
         "errors_pairs_csv",
     )
 
@@ -122,7 +131,10 @@ def recall(ctx: shell.PageContext, result: Recall, splits: tuple[str, ...], tagg
 
     note = "Each cell: the units the source flags (linked), and the recall, of the units counted in its column."
     st.html(heatmap_html(result.family.values, sources, cell, result.family.name, note, " recall", column_name))
-    _download("Download CSV", figure.table, f"{ctx.dataset}_{result.family.name}_recall.csv", "errors_recall_csv")
+    suffix = result.family.file_suffix(tagged_by)
+    _download(
+        "Download CSV", figure.table, f"{ctx.dataset}_{result.family.name}_recall{suffix}.csv", "errors_recall_csv"
+    )
     _missed_links(ctx, result, splits, tagged_by)
 
 

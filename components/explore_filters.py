@@ -7,6 +7,7 @@ import streamlit as st
 from components import shell, urlstate
 from components.markdown import md_escape
 from faithlens import filter_options
+from faithlens.analysis.generator_names import slot_note
 from faithlens.filter_options import FilterOptions
 from faithlens.filters import MATCH_MODES, NO_LABEL, Filters
 from faithlens.unit_filter import UnitFilter
@@ -149,6 +150,12 @@ def _tag_filters(dataset: str, options: FilterOptions, initial: Filters) -> dict
     return chosen
 
 
+def _help(name: str, options: FilterOptions) -> dict[str, str]:
+    """A single filter's help, where it needs one: the generator filter says what TofuEval's slots are."""
+    note = slot_note(options.generators) if name == "generator" else None
+    return {"help": note} if note else {}
+
+
 def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
     """Draw the label source and the filters above the list (one row that wraps: a row of columns
     per five filters made the page slower to draw), a unit filter a link carried, then the search
@@ -156,7 +163,9 @@ def panel(dataset: str, options: FilterOptions, initial: Filters) -> Filters:
     with st.container(horizontal=True):
         source = label_source(dataset, options, initial.source)
         chosen: dict[str, object] = {
-            name: _select(dataset, name, label, getattr(options, option_field), getattr(initial, name))
+            name: _select(
+                dataset, name, label, getattr(options, option_field), getattr(initial, name), **_help(name, options)
+            )
             for name, label, option_field in SINGLES
         }
         chosen.update(_label_filters(dataset, options, initial, source))

@@ -7,6 +7,7 @@ import streamlit as st
 
 from components import shell, urlstate
 from components.markdown import md_escape
+from faithlens.analysis.generator_names import slot_note
 from faithlens.filters import Filters
 from faithlens.views import explore
 from faithlens.views.explore import ListResult
@@ -86,6 +87,9 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown(f"**{md_escape(caption)}**", width="stretch")
         _run_link(ctx.dataset, filters)
+    note = slot_note([filters.generator]) if filters.generator else None
+    if note:
+        st.caption(md_escape(note))
     if not result.ids:
         st.info("No summary passes these filters. Loosen one above, or clear them.", icon=":material/info:")
         return result, None

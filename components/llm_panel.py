@@ -47,7 +47,10 @@ def _template_caption(method: methods.Method, variant: str, level: str) -> str:
         template = prompts.load(name)
         origin = "**ours**" if template.ours else f"{template.paper}, {template.where}"
         parts.append(f"`{template.name}@{template.version}` ({md_with_code(origin)})")
-    return "Prompt: " + "; ".join(parts)
+    drawn = (
+        f", sent {method.draws} times (self-consistency draws; the label is their majority)" if method.draws > 1 else ""
+    )
+    return "Prompt: " + "; ".join(parts) + drawn
 
 
 def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple[methods.Method, str, str] | None:
@@ -124,12 +127,14 @@ def show_answer(answer: Answer) -> None:
         st.warning(md_escape(f"{answer.status.replace('_', ' ')}: {answer.failure}. Not stored as a label."))
     elif answer.label:
         st.markdown(f"**Label:** {md_escape(answer.label)} (answer: {md_escape(answer.raw_label)})")
+    if answer.votes:
+        st.caption(md_escape(f"Draws: {', '.join(answer.votes)}; the label is their majority."))
+    note = methods.METHODS[answer.method].note if answer.method in methods.METHODS else ""
+    if note and answer.label:
+        st.caption(md_escape(note))
     if answer.rewrite is not None and answer.status == "ok":
         highlight.show(f'<div class="fl-diff">{diff_html(answer.diff)}</div>')
-        cols = st.columns(3)
-        cols[0].metric("Rewritten (r ≠ s)", "yes" if answer.rewritten else "no")
-        cols[1].metric("Word edit distance", answer.edit_distance)
-        cols[2].metric("Explanation points |E|", "?" if answer.points is None else len(answer.points))
+        _rewrite_metrics(answer)
     if answer.explanation:
         st.caption("Explanation")
         st.text(answer.explanation)
@@ -150,6 +155,20 @@ def show_answer(answer: Answer) -> None:
     )
     with st.expander("Raw output"):
         st.text(answer.raw_output)
+
+
+def _rewrite_metrics(answer: Answer) -> None:
+    """ARM's signals: r ≠ s, the edit distance on the paper's Table 3 scale beside the word count, |E|."""
+    cols = st.columns(4)
+    cols[0].metric("Rewritten (r ≠ s)", "yes" if answer.rewritten else "no")
+    cols[1].metric(
+        "Edit distance (0–1)",
+        f"{answer.normalized_edit_distance:.2f}",
+        help="ARM Table 3's scale: word edits divided by the longer word list. The paper does not define its "
+        "normalisation; this standard one is ours.",
+    )
+    cols[2].metric("Word edits", answer.edit_distance, help="Stemmed NLTK word tokens changed (Levenshtein).")
+    cols[3].metric("Explanation points |E|", "?" if answer.points is None else len(answer.points))
 
 
 def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", "rewrite", "classify")) -> None:

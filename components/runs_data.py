@@ -17,7 +17,7 @@ from faithlens import store
 from faithlens.llm.runs import log, spec, stability
 from faithlens.llm.runs.jobs import Jobs
 from faithlens.llm.targets import Target
-from faithlens.views import runs
+from faithlens.views import arm_tables, runs
 
 FAILURES_SHOWN = 200
 RELEASE_WAIT_S = 10.0
@@ -80,6 +80,13 @@ def agreement(db_path: str, version: str, run_id: int) -> stability.Stability | 
     """Self-agreement across a run's repeats (None for one repeat)."""
     with shell.root_connection(db_path).cursor() as cur:
         return stability.of_run(cur, run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def arm_figures(db_path: str, version: str, run_id: int) -> arm_tables.RewriteFigures | None:
+    """ARM Table 3's figures of an arm-rewrite run (None for another method)."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return arm_tables.run_figures(cur, run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

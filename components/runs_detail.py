@@ -11,7 +11,7 @@ from components.markdown import md_escape
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm.runs import log, stability
-from faithlens.views import runs
+from faithlens.views import arm_tables, runs
 from faithlens.views.states import CompareState, ExploreState
 
 MAX_LISTED = 200
@@ -140,6 +140,23 @@ def _agreement_caption(found: stability.Stability) -> str:
     )
 
 
+def _arm(ctx: shell.PageContext, run: log.RunSummary) -> None:
+    """ARM Table 3's last two columns for a rewrite run: # rewrites and the average edit distance of the
+    rewrites, on the paper's 0-1 scale beside the word count."""
+    found = runs_data.arm_figures(ctx.db_path, ctx.version, run.run_id)
+    if found is None:
+        return
+    st.markdown("**ARM rewrites** (as Table 3 reports them)")
+    cells = (
+        ("# Rewrites (r ≠ s)", f"{found.rewrites:,} of {found.claims:,}"),
+        ("Avg. edit distance", "–" if found.avg_edit_distance is None else f"{found.avg_edit_distance:.2f}"),
+        ("Avg. word edits", "–" if found.avg_word_edits is None else f"{found.avg_word_edits:.2f}"),
+    )
+    for column, (label, value) in zip(st.columns(len(cells)), cells, strict=True):
+        column.metric(label, value)
+    st.caption(md_escape(arm_tables.paper_beside(found)))
+
+
 def _settings(run: log.RunSummary) -> None:
     with st.expander("Settings"):
         st.dataframe(
@@ -163,5 +180,6 @@ def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
         if run.failed:
             runs_live.failures_table(runs_data.failures(ctx.db_path, ctx.version, run.run_id), run.failed)
         _agreement(ctx, run)
+        _arm(ctx, run)
     _links(ctx, run)
     _settings(run)

@@ -36,6 +36,7 @@ from faithlens.views.states import (
     ErrorsState,
     ExploreState,
     OverviewState,
+    ReproducedState,
     RewriteState,
     RunsState,
     SessionsState,
@@ -61,6 +62,7 @@ class Page:
 
 
 OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
+REPRODUCED = Page("reproduced", "pages/reproduced.py", "Reproduced figures", ":material/fact_check:", ReproducedState)
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
 COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
 REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
@@ -68,7 +70,7 @@ CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
 SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
 ERRORS = Page("errors", "pages/errors.py", "Errors", ":material/bug_report:", ErrorsState)
-PAGES: tuple[Page, ...] = (OVERVIEW, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS)
+PAGES: tuple[Page, ...] = (OVERVIEW, REPRODUCED, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS)
 """In navigation order."""
 
 

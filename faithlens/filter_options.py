@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 import duckdb
 
-from faithlens.analysis.generator_names import generator_sql, resolve
+from faithlens.analysis.generator_names import display_order, generator_sql, group_sql, resolve
 from faithlens.filters import NO_LABEL, TAG_ITEM, Filters, join_words
 from faithlens.querystate import ignored
 from faithlens.store import execute_named, fetch_one
@@ -21,6 +21,7 @@ class FilterOptions:
 
     splits: tuple[str, ...]
     generators: tuple[str, ...]
+    """Every generator as shown, and each group of them (TofuEval's pooled slots), in display order."""
     topics: tuple[str, ...]
     topic_types: tuple[str, ...]
     difficulties: tuple[str, ...]
@@ -65,7 +66,8 @@ def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOption
         SELECT
           (SELECT coalesce(list(DISTINCT split ORDER BY split), []) FROM summary
              WHERE dataset = $dataset AND split IS NOT NULL) AS splits,
-          (SELECT coalesce(list(DISTINCT generator ORDER BY generator), []) FROM (SELECT {generator} AS generator
+          (SELECT coalesce(list(DISTINCT generator ORDER BY generator), []) FROM (
+             SELECT unnest([{generator}, {group}]) AS generator
              FROM summary s WHERE s.dataset = $dataset AND s.model IS NOT NULL)) AS generators,
           (SELECT coalesce(list(DISTINCT topic ORDER BY topic), []) FROM summary
              WHERE dataset = $dataset AND topic IS NOT NULL) AS topics,
@@ -84,12 +86,17 @@ def filter_options(cur: duckdb.DuckDBPyConnection, dataset: str) -> FilterOption
              WHERE dataset = $dataset) AS sources,
           (SELECT coalesce(list(DISTINCT source ORDER BY source <> 'gold', source), []) FROM label
              WHERE dataset = $dataset AND level = 'summary' AND value IS NOT NULL) AS summary_sources
-        """.format(generator=generator_sql("s"), tag_item=TAG_ITEM),
+        """.format(generator=generator_sql("s"), group=group_sql("s"), tag_item=TAG_ITEM),
         {"dataset": dataset},
     )
     labels = execute_named(cur, _SUMMARY_LABELS, {"dataset": dataset, "no_label": NO_LABEL}).fetchall()
     repeated = cur.execute(_REPEATED_SOURCES, [dataset]).fetchall()
-    return replace(options, summary_labels=tuple(sorted(labels)), flip_sources=tuple(row[0] for row in repeated))
+    return replace(
+        options,
+        generators=tuple(display_order(options.generators)),
+        summary_labels=tuple(sorted(labels)),
+        flip_sources=tuple(row[0] for row in repeated),
+    )
 
 
 _REPEATED_SOURCES = (

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from faithlens.analysis.generator_names import generator_sql
+from faithlens.analysis.generator_names import generator_sql, group_sql
 from faithlens.querystate import param
 from faithlens.store import LATEST_LABEL
 from faithlens.unit_filter import UnitFilter
@@ -35,7 +35,8 @@ class Filters:
     """What the list shows. `source` is the label source whose labels the list, the label filter
     and the detail colouring use; `disagree_with` names a second source to compare it with.
     `generator` is a generator as shown (`faithlens.analysis.generator_names`): the raw model, or
-    the paper's name with it where one model is two ("Claude-2 (raw: claude, val)")."""
+    the paper's name with it where one model is two ("Claude-2 (raw: claude, val)"), a shuffled
+    slot ("slot A (shuffled per topic; raw: model_A)"), or a group of them (the pooled slots)."""
 
     source: str = GOLD
     split: str | None = None
@@ -67,13 +68,14 @@ class Filters:
         out = []
         for name, column, words in (
             ("split", "s.split", "split is {}"),
-            ("generator", generator_sql("s"), "generator is {}"),
+            ("generator", f"{generator_sql('s')} = ? OR {group_sql('s')}", "generator is {}"),
             ("topic", "s.topic", "topic is “{}”"),
             ("topic_type", "s.topic_type", "the topic is {}"),
         ):
             value = getattr(self, name)
             if value is not None:
-                out.append(Clause(f"{column} = ?", (value,), words.format(value)))
+                params = (value, value) if name == "generator" else (value,)
+                out.append(Clause(f"({column} = ?)", params, words.format(value)))
         if self.corpus is not None:
             out.append(Clause(_CORPUS, (dataset, self.corpus), f"the corpus is {self.corpus}"))
         out += [self._label_clause(dataset)] if self.label is not None else []
@@ -164,7 +166,7 @@ class Filters:
         return sql, [p for c in clauses for p in c.params]
 
     def caption(self, count: int, units: int | None = None) -> str:
-        """'37 summaries where split is test and generator is model_A' (or 'All 96 summaries'); with a
+        """'37 summaries where split is test and generator is Model-Extra' (or 'All 96 summaries'); with a
         unit filter, `units` matched: '12 sentences of 9 summaries where ...'."""
         noun = "summary" if count == 1 else "summaries"
         clauses = self.clauses()

@@ -2,7 +2,8 @@
 other label sources.
 
 Every choice lives in the URL (`faithlens.views.states.CompareState`: level, reference, sources,
-mapping, topics, thresholds, view, pair, dsplit, cell). The numbers come from
+mapping, topics, tuning, thresholds, paper, view, pair, dsplit, cell). For StorySumm the page says
+which table it reproduces and, on request, puts the paper's figures beside ours (`compare_paper`). The numbers come from
 `faithlens.views.compare`, the same core as `python -m faithlens metrics`; each compared source is
 computed (and cached) on its own, so moving one score source's threshold slider recomputes only that
 source. Cached reads live in `components/compare_data.py`, controls in `compare_controls.py` and the
@@ -15,7 +16,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import compare_controls, compare_data, compare_sections, shell, urlstate
+from components import compare_controls, compare_data, compare_paper, compare_sections, shell, urlstate
 from faithlens.views.compare import ALL
 from faithlens.views.states import CompareState
 
@@ -49,10 +50,12 @@ def _sections(wanted: CompareState, notes: list[str]) -> None:
     results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds, notes)
     with agreement:
         compare_sections.agreement(selection, results, scored=_scored(results))
+        paper = compare_paper.section(ctx, selection, results, wanted.paper, notes)
     view = compare_sections.matrices(selection, results, wanted.view, notes)
     drill = compare_sections.pair_detail(ctx, selection, results, view, wanted, notes)
     compare_sections.how_computed(selection.dataset)
-    urlstate.write(replace(selection.url, thresholds=thresholds, view=None if view == ALL else view, **drill))
+    state = replace(selection.url, thresholds=thresholds, paper=paper, view=None if view == ALL else view, **drill)
+    urlstate.write(state)
 
 
 def _scored(results: dict) -> bool:

@@ -13,7 +13,7 @@ import streamlit as st
 from components import llm_panel, shell, urlstate
 from components.markdown import md_escape
 from faithlens.llm import ask, costs, methods, targets, usage
-from faithlens.views import rewrite
+from faithlens.views import arm_tables, rewrite
 from faithlens.views.states import RewriteState
 
 ctx = shell.page_setup(urlstate.REWRITE)
@@ -76,31 +76,36 @@ def _from_dataset(state: RewriteState) -> RewriteState:
     st.caption("The sentence (s)")
     st.text(chosen.text)
     _rewrite_side_by_side(target, "rewrite.dataset")
-    _earlier(chosen.unit_id)
+    _earlier(chosen.unit_id, chosen.text)
     named_summary = summary_id if summary_id != choices[0].summary_id or state.summary else None
     named_sentence = number if number != positions[0] or state.sentence else None
     return RewriteState(ctx.dataset, named_summary, named_sentence)
 
 
-def _earlier(unit_id: str) -> None:
+def _earlier(unit_id: str, original: str) -> None:
     with ctx.root.cursor() as cur:
         past = usage.past_answers(cur, ctx.dataset, unit_id, ARM.name)
     st.markdown(f"**Earlier rewrites of this sentence** ({len(past)})")
     if past:
-        frame = pd.DataFrame(
-            [
-                {
-                    "when": p.created_at,
-                    "model": p.model,
-                    "prompt": p.prompt,
-                    "status": p.status,
-                    "rewrite": p.rewrite,
-                    "cost": costs.describe_cost(p.cost_usd),
-                }
-                for p in past
-            ]
+        frame = pd.DataFrame(rewrite.earlier_rows(past, original))
+        distance = st.column_config.NumberColumn(format="%.2f", help=arm_tables.NORMALISATION)
+        st.dataframe(
+            frame, hide_index=True, width="stretch", placeholder="", column_config={"edit distance (0–1)": distance}
         )
-        st.dataframe(frame, hide_index=True, width="stretch", placeholder="")
+
+
+def _table3() -> None:
+    """ARM Table 3's last two columns for every ARM rewrite source of the dataset, beside the paper's row."""
+    if not st.toggle("ARM Table 3: every rewrite source of this dataset beside the paper", key="rewrite.table3"):
+        return
+    with ctx.root.cursor() as cur:
+        rows = arm_tables.table3_rows(cur, ctx.dataset)
+    if not rows:
+        st.info("No ARM rewrite source in this dataset yet: rewrite sentences above, or start a run on the Runs page.")
+        return
+    frame = pd.DataFrame(arm_tables.table3_display(rows))
+    st.dataframe(frame, hide_index=True, width="stretch", placeholder="")
+    st.caption(md_escape(arm_tables.NORMALISATION + " " + arm_tables.TABLE3_COUNTS))
 
 
 def _pasted() -> None:
@@ -139,7 +144,8 @@ def main() -> None:
     st.title("Rewrite")
     st.caption(
         "ARM (Subbiah et al.): a model rewrites a summary sentence to remove ambiguity or unfaithful detail; "
-        "r ≠ s is the binary label, the word edit distance and the explanation points say how much changed."
+        "r ≠ s is the binary label, the edit distance (on the paper's 0–1 scale, beside the count of word edits) "
+        "and the explanation points say how much changed."
     )
     state, notes = urlstate.read(urlstate.REWRITE, ctx.dataset)
     for note in notes:
@@ -147,6 +153,7 @@ def main() -> None:
     from_dataset, paste, spend = st.tabs(["From the dataset", "Your own text", "Costs"])
     with from_dataset:
         state = _from_dataset(state)
+        _table3()
     with paste:
         _pasted()
     with spend:

@@ -114,6 +114,42 @@ def fables_expected() -> dict:
     }
 
 
+TOFUEVAL_SLOTS_POOLED = "slots A–E pooled (the paper's five models)"
+
+
+def tofueval_generator(model_name: str) -> str:
+    """A raw `model_name` as FaithLens shows it: the release's README says the order of models is
+    shuffled per topic, so `model_A` is a slot, not a model; Model-Extra is one model."""
+    if model_name in {f"model_{letter}" for letter in "ABCDE"}:
+        return f"slot {model_name[-1]} (shuffled per topic; raw: {model_name})"
+    return model_name
+
+
+def tofueval_group(model_name: str) -> str:
+    """A raw `model_name`'s generator group: the five slots pooled (the paper's five models), or itself."""
+    return TOFUEVAL_SLOTS_POOLED if tofueval_generator(model_name) != model_name else model_name
+
+
+def tofueval_csv_rows() -> list[dict[str, str]]:
+    """Every row of the four CSVs as published, duplicates kept, with its corpus, split and line number."""
+    out = []
+    for path in sorted((DATA / "tofueval" / "factual_consistency").glob("*.csv")):
+        corpus, _, _, split = path.stem.split("_")
+        with path.open(encoding="utf-8", newline="") as handle:
+            for line, row in enumerate(csv.DictReader(handle), start=2):
+                out.append({**row, "corpus": corpus, "split": split, "line": str(line)})
+    return out
+
+
+def tofueval_topic_types() -> dict[tuple[str, str], str]:
+    """(corpus, topic) -> main or marginal, from topic_category/*.json."""
+    found = {}
+    for corpus in ("mediasum", "meetingbank"):
+        path = DATA / "tofueval" / "topic_category" / f"{corpus}_topic_category.json"
+        found |= {(corpus, topic): kind for topic, kind in json.loads(path.read_text(encoding="utf-8")).items()}
+    return found
+
+
 def tofueval_rows(paths: list[Path] | None = None) -> list[dict[str, str]]:
     """Every sentence row of the four CSVs (or of `paths`), exact duplicate rows removed."""
     rows, seen = [], set()
@@ -148,3 +184,21 @@ def tofueval_expected(paths: list[Path] | None = None) -> dict:
         },
         "sources": _gold_only(len(rows) + len(summaries)),
     }
+
+
+def tofueval_typed_sentences() -> list[dict]:
+    """Every distinct sentence row of the four CSVs with its topic type, generator group and set of gold
+    error types (the `type` column, comma-separated)."""
+    categories = tofueval_topic_types()
+    out = []
+    for path in sorted((DATA / "tofueval" / "factual_consistency").glob("*.csv")):
+        corpus = path.name.split("_", 1)[0]
+        for row in tofueval_rows([path]):
+            out.append(
+                {
+                    "topic_type": categories[(corpus, row["topic"])],
+                    "generator_group": tofueval_group(row["model_name"]),
+                    "types": {part.strip() for part in row["type"].split(",") if part.strip()},
+                }
+            )
+    return out

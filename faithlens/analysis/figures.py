@@ -11,6 +11,10 @@ import csv
 import io
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # not imported at run time: the Overview's first chart waits for every import
+    from faithlens.analysis.beside import Beside
 
 BAR_COLUMNS = ("group", "series", "percent", "n", "total")
 
@@ -75,6 +79,11 @@ class BarFigure:
     """True: series are shares stacking to 100% per group. False: side-by-side rates."""
     axis: str
     """Value axis title."""
+    beside: Beside | None = None
+    """The paper's printed figures beside these, where the figure stands for a paper's table
+    (`faithlens.analysis.beside`)."""
+    notes: tuple[str, ...] = ()
+    """Lines a reader must read beside the figure (what a group is, what it is not)."""
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """Each generator's faithfulness, tabulated the way each benchmark's paper does it (StorySumm Table 2,
-FABLES Table 2, TofuEval Table 2), and a generic table for any other dataset.
+FABLES Table 2 in `fables_table2`, TofuEval Table 2 in `tofueval_table2`), and a generic table for any
+other dataset.
 
 The dataset adapters (`faithlens.datasets`) name their paper table; datasets of other formats get
 `generic_generators`. Counting happens in DuckDB; plain Python reshapes the small aggregated rows
 (no pandas: the Overview draws its first chart before pandas is imported).
 Generators are named as `faithlens.analysis.generator_names` shows them: StorySumm's two `claude`
-models become the paper's Claude-2 (val) and Claude-3 (test), with the raw value beside.
+models become the paper's Claude-2 (val) and Claude-3 (test), with the raw value beside; TofuEval's
+shuffled model_A..model_E become slots.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import duckdb
 
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table, round1
 from faithlens.analysis.generator_names import generator_sql
-from faithlens.vocab import GOLD, LEVELS, VERDICTS, Level, Verdict
+from faithlens.vocab import GOLD, LEVELS, VERDICTS, Level
 
 NO_MODEL = "(no model named)"
 OVERALL = "Overall"
@@ -143,121 +145,38 @@ def storysumm_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[B
             for r in records
         ),
     )
+    from faithlens.analysis import storysumm_table2  # on use: not on the cold path of another dataset's Overview
+
     return [
         BarFigure(
             key="generators_summary",
             title="StorySumm Table 2: faithful summaries per generator",
             caption=(
                 f"{_source_phrase(cur, dataset, GOLD)}, summary level: % of labelled summaries per generator; "
-                "# easy / # hard count unfaithful summaries by detection difficulty. The paper's Table 2 uses the "
-                "annotator-only labels (63.5% faithful overall), so its percentages differ. The release calls "
-                "both Claude models 'claude'; as the paper says (section 2.2), Claude-2 wrote the val summaries "
-                "and Claude-3 the test ones, so they are named so here, with the raw model and split beside."
+                "# easy / # hard count unfaithful summaries by detection difficulty. The paper's Table 2 counts the "
+                "annotator-only labels (63.5% faithful overall); the release holds only the expanded gold (Table 6's "
+                "Gold row), so its % faithful and # easy / # hard differ: see the paper's rows beside ours below. The "
+                "release calls both Claude models 'claude'; as the paper says (section 2.2), Claude-2 wrote the val "
+                "summaries and Claude-3 the test ones, so they are named so here, with the raw model and split beside."
             ),
             bars=bars,
             table=table,
             stacked=True,
             axis="% of labelled summaries",
+            beside=storysumm_table2.beside(table, bars),
         )
     ]
-
-
-PER_SUMMARY = ("summaries", "avg # claims", "std # claims")
 
 
 def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarFigure]:
-    """FABLES Table 2: per generator, claims per summary and % of claims per 4-way verdict."""
-    counted = _verdicts_by_generator(cur, dataset, GOLD, Level.CLAIM)
-    if not counted:
-        return []
-    bars, records = _shares(counted)
-    per_summary = cur.execute(
-        f"""
-        SELECT CASE WHEN grouping(generator) = 1 THEN ? ELSE generator END AS generator, count(*) AS summaries,
-               round(avg(claims), 2) AS "avg # claims", round(stddev_pop(claims), 2) AS "std # claims"
-        FROM (
-            SELECT coalesce({_GENERATOR}, ?) AS generator, count(u.unit_id) AS claims
-            FROM summary s LEFT JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'claim'
-            WHERE s.dataset = ?
-            GROUP BY s.summary_id, generator
-        )
-        GROUP BY GROUPING SETS ((generator), ())
-        """,
-        [OVERALL, NO_MODEL, dataset],
-    )
-    per_generator = {row[0]: dict(zip(PER_SUMMARY, row[1:], strict=True)) for row in per_summary.fetchall()}
-    shares = [column for column in records[0] if column.startswith("% ")]
-    table = Table.from_records(
-        ["generator", *PER_SUMMARY, "labelled", *shares],
-        ({**r, **per_generator.get(r["generator"], {})} for r in records),
-    )
-    return [
-        BarFigure(
-            key="generators_claim",
-            title="FABLES Table 2: claim verdicts per generator",
-            caption=(
-                f"{_source_phrase(cur, dataset, GOLD)}, claim level: % of labelled claims per generator and verdict; "
-                "avg/std (population) of claims per summary. The paper computes CLAUDE-3-OPUS over 24 of 26 books; "
-                "here every released summary counts."
-            ),
-            bars=bars,
-            table=table,
-            stacked=True,
-            axis="% of labelled claims",
-        )
-    ]
+    """FABLES Table 2 over all 26 books and over the paper's 24 (`faithlens.analysis.fables_table2`)."""
+    from faithlens.analysis import fables_table2  # on use: not on the cold path of another dataset's Overview
+
+    return fables_table2.fables_generators(cur, dataset, _source_phrase(cur, dataset, GOLD))
 
 
 def tofueval_generators(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[BarFigure]:
-    """TofuEval Table 2: % of unfaithful sentences and summaries per generator, corpus and topic type."""
-    figures = []
-    for level, unit in ((Level.SENTENCE, "sentences"), (Level.SUMMARY, "summaries")):
-        counted = _verdicts_by_generator(cur, dataset, GOLD, level)
-        if not counted:
-            continue
-        bars, table = _unfaithful_rates(counted)
-        figures.append(
-            BarFigure(
-                key=f"generators_{level}",
-                title=f"TofuEval Table 2, {level} level: unfaithful {unit} per generator, corpus and topic type",
-                caption=(
-                    f"{_source_phrase(cur, dataset, GOLD)}, {level} level: % of labelled {unit} marked unfaithful, "
-                    f"per generator, corpus and main/marginal topic (n = labelled {unit}, dev and test pooled); "
-                    "Overall pools generators. The release anonymises the generators, so rows cannot be matched "
-                    "to the paper's model names."
-                ),
-                bars=bars,
-                table=table,
-                stacked=False,
-                axis=f"% unfaithful {unit}",
-            )
-        )
-    return figures
+    """TofuEval Table 2 per corpus and topic type (`faithlens.analysis.tofueval_table2`)."""
+    from faithlens.analysis import tofueval_table2  # on use: not on the cold path of another dataset's Overview
 
-
-def _unfaithful_rates(counted: list[tuple]) -> tuple[Table, Table]:
-    """Per generator plus an Overall row, per corpus and topic type (the series): (bars of the
-    % unfaithful, table of % unfaithful and n per series; blank where a generator has no label)."""
-    unfaithful: dict[tuple[str, str], int] = defaultdict(int)
-    total: dict[tuple[str, str], int] = defaultdict(int)
-    for generator, corpus, topic_type, value, n in counted:
-        series = f"{corpus} {topic_type}".strip() or "all"
-        for group in (generator, OVERALL):
-            unfaithful[group, series] += n if value == Verdict.UNFAITHFUL else 0
-            total[group, series] += n
-    generators = _generator_order({row[0] for row in counted})
-    all_series = sorted({series for _group, series in total})
-    bars, rows = [], []
-    for generator in generators:
-        row: list[object] = [generator]
-        for series in all_series:
-            n = total.get((generator, series))
-            if n is None:
-                row += [None, None]
-                continue
-            marked = unfaithful[generator, series]
-            bars.append((generator, series, 100 * marked / n, marked, n))
-            row += [round1(100 * marked / n), n]
-        rows.append(row)
-    columns = [f"{series} {what}" for series in all_series for what in ("% unfaithful", "n")]
-    return Table.of(BAR_COLUMNS, bars), Table.of(["generator", *columns], rows)
+    return tofueval_table2.tofueval_generators(cur, dataset, _source_phrase(cur, dataset, GOLD))

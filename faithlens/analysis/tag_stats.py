@@ -6,29 +6,38 @@ value, the labels other sources give the units carrying it (the recall of TofuEv
 A *family* is a tag kind at one level (`error_type` on sentences) or `verdict:SOURCE`, the current
 labels of one label source at one level (FABLES' gold verdicts per summarizer). A unit *carries* a
 value when a tag of that kind and value is on it (from `tagged_by` when set, else from any source),
-or when the source's current label is that value. Nothing here computes a metric; SQL uses named
+or when the source's current label is that value. Pages and the CLI count the dataset's own (gold)
+tags unless asked otherwise (`Family.default_tagged_by`), so mixing in a coder's or a model's tags
+is an explicit choice. Nothing here computes a metric; SQL uses named
 parameters only.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import duckdb
 import pandas as pd
 
-from faithlens.analysis.generator_names import generator_sql
+from faithlens.analysis.generator_names import generator_sql, group_sql
 from faithlens.analysis.mapping import FAITHFUL, UNFAITHFUL, Mapping
+from faithlens.errors import NotFoundError
 from faithlens.store import LATEST_LABEL, execute_named, natural_key
+from faithlens.vocab import GOLD
 
 VERDICT_PREFIX = "verdict:"
+ANY_SOURCE = "any"
+"""The tag-source choice that counts every source's tags (the URL's and the CLI's `tagged_by=any`)."""
 DIMENSIONS: dict[str, str] = {
     "generator": generator_sql("s"),
+    "generator_group": group_sql("s"),
     "topic_type": "s.topic_type",
     "corpus": "d.source",
     "split": "s.split",
 }
-"""What a distribution can be broken down by, as SQL over summary `s` and its document `d`."""
+"""What a distribution can be broken down by, as SQL over summary `s` and its document `d`;
+`generator_group` pools the generators a release shuffles per topic (TofuEval's slots A–E)."""
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,38 @@ class Family:
     def key(self) -> str:
         """`error_type@sentence`: one choice on the page."""
         return f"{self.name}@{self.level}"
+
+    @property
+    def default_tagged_by(self) -> str | None:
+        """Whose tags count unless another choice is made: the dataset's own (gold) when gold
+        provides the family, so a lab's pilot coding or a model's tags never move a published
+        figure unasked; else every source's (None)."""
+        return GOLD if self.verdicts_of is None and GOLD in self.sources else None
+
+    def tagged_by(self, wanted: str | None) -> str | None:
+        """The tag source to count for a choice: None (the default), ANY_SOURCE (every source:
+        returns None) or one of `sources`; another name is a NotFoundError."""
+        if wanted is None:
+            return self.default_tagged_by
+        if wanted == ANY_SOURCE:
+            return None
+        if self.verdicts_of is None and wanted in self.sources:
+            return wanted
+        where = f"the verdicts of {self.verdicts_of} are not tags" if self.verdicts_of else "no tag of it comes from it"
+        choices = ", ".join((*self.sources, ANY_SOURCE)) if self.verdicts_of is None else ANY_SOURCE
+        raise NotFoundError(f"{wanted!r} cannot be the tag source of {self.name}: {where}", f"choose {choices}")
+
+    def file_suffix(self, tagged_by: str | None) -> str:
+        """'_tagged-by-gold', '_tagged-by-any': whose tags a CSV counts, for its file name ('' for verdicts)."""
+        if self.verdicts_of is not None:
+            return ""
+        return "_tagged-by-" + re.sub(r"[^A-Za-z0-9_-]+", "-", tagged_by or ANY_SOURCE)
+
+    def sources_counted(self, tagged_by: str | None) -> str:
+        """Whose tags a figure counts, in words: 'gold', 'any source (coding/x/ann, gold)'."""
+        if self.verdicts_of is not None:
+            return f"the verdicts of {self.verdicts_of}"
+        return tagged_by if tagged_by is not None else f"any source ({', '.join(self.sources)})"
 
 
 _FAMILIES = f"""

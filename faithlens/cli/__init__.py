@@ -9,11 +9,11 @@ import argparse
 import os
 import sys
 
-from faithlens.cli import coding, data, errors, llm, metrics
+from faithlens.cli import coding, data, errors, llm, metrics, reproduced
 from faithlens.errors import FaithLensError
 
 EXIT_USER_ERROR = 2
-GROUPS = (data, metrics, errors, llm, coding)
+GROUPS = (data, metrics, errors, reproduced, llm, coding)
 
 
 def build_parser() -> argparse.ArgumentParser:

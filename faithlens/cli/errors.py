@@ -2,10 +2,13 @@
 with `--recall-for`, each source's recall per value: the rows the Errors page shows
 (`faithlens.views.errors`). Read-only, so it works while the app runs (on a snapshot).
 
-JSON: `{dataset, family, level, by, of, tagged_by, how, rows: [{family, value, group, units, pct}]}`,
-plus `recall: [{family, value, source, flagged, total, recall, units, threshold}]`, `reference`,
-`typed`, `split`, `mapping`, `recall_how` and `notes` with `--recall-for`. `pct` is 0-100, `recall`
-0-1 (as in `metrics`).
+JSON: `{dataset, family, level, by, of, tagged_by, tag_sources, how, notes, rows: [{family, value,
+group, units, pct}]}`, plus `recall: [{family, value, source, flagged, total, recall, units,
+threshold}]`, `reference`, `typed`, `split`, `mapping` and `recall_how` with `--recall-for`
+(whose notes join `notes`). `pct` is 0-100, `recall` 0-1 (as in `metrics`). `tagged_by` is the tag source counted
+(`gold` by default where the dataset's gold gives the family, `any` for every source's) and
+`tag_sources` the sources whose tags were counted; `notes` say what a reader must know beside the rows
+(a breakdown by TofuEval's shuffled generator slots says what a slot is).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import argparse
 import json
 
 from faithlens.analysis import mapping
-from faithlens.analysis.tag_stats import DIMENSIONS
+from faithlens.analysis.tag_stats import ANY_SOURCE, DIMENSIONS
 from faithlens.analysis.thresholds import ALL
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.vocab import LEVELS
@@ -25,34 +28,40 @@ def _run(args: argparse.Namespace) -> int:
 
     with reading(args.db) as conn, conn.cursor() as cur:
         family = errors.find_family(cur, args.dataset, args.family, args.level)
-        shown = errors.distribution(cur, args.dataset, family, args.by, args.of, args.tagged_by)
+        tagged_by = family.tagged_by(args.tagged_by)
+        shown = errors.distribution(cur, args.dataset, family, args.by, args.of, tagged_by)
         out: dict[str, object] = {
             "dataset": args.dataset,
             "family": family.name,
             "level": family.level,
             "by": args.by,
             "of": args.of,
-            "tagged_by": args.tagged_by,
+            "tagged_by": None if family.verdicts_of else (tagged_by or ANY_SOURCE),
+            "tag_sources": [tagged_by] if tagged_by else list(family.sources),
             "how": shown.how(),
+            "notes": list(shown.notes()),
             "rows": [row.as_json() for row in shown.rows],
         }
         if args.recall_for:
-            out.update(_recall(cur, args, errors, family))
+            recall = _recall(cur, args, errors, family, tagged_by)
+            out.update(recall, notes=[*out["notes"], *recall["notes"]])
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     print(out["how"])
+    for note in shown.notes():
+        print(f"note: {note}")
     print(table(out["rows"], ("family", "value", "group", "units", "pct")))
     if args.recall_for:
         print()
         print(out["recall_how"])
         print(table(out["recall"], ("family", "value", "source", "flagged", "total", "recall")))
-        for note in out["notes"]:
+        for note in recall["notes"]:
             print(f"note: {note}")
     return 0
 
 
-def _recall(cur, args: argparse.Namespace, errors, family) -> dict[str, object]:
+def _recall(cur, args: argparse.Namespace, errors, family, tagged_by: str | None) -> dict[str, object]:
     if args.reference is None:
         reference = errors.default_reference(errors.sources_at(cur, args.dataset, family), family)
     else:
@@ -68,7 +77,7 @@ def _recall(cur, args: argparse.Namespace, errors, family) -> dict[str, object]:
         thresholds_option(args.threshold or []),
         args.split,
         args.typed,
-        args.tagged_by,
+        tagged_by,
     )
     return {
         "reference": reference,
@@ -96,7 +105,12 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--level", choices=LEVELS, help="the family's level, when it has several")
     parser.add_argument("--by", choices=tuple(DIMENSIONS), help="break the rows down by this (default: all units)")
     parser.add_argument("--of", choices=("tagged", "all"), default="tagged", help="the denominator of pct")
-    parser.add_argument("--tagged-by", help="count only tags from this source (default: any source)")
+    parser.add_argument(
+        "--tagged-by",
+        metavar="SOURCE|any",
+        help="whose tags count: a source, or 'any' for every source's (default: gold where the dataset's own tags "
+        "give the family, as the papers count them; else any)",
+    )
     parser.add_argument(
         "--recall-for",
         action="append",

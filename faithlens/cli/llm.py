@@ -96,7 +96,12 @@ def _summary(answer: ask.Answer) -> str:
         lines.append(f"label: {answer.label} (answer: {answer.raw_label})")
     if answer.rewrite is not None:
         lines.append(f"rewrite: {answer.rewrite}")
-        lines.append(f"rewritten (r != s): {answer.rewritten}; word edit distance: {answer.edit_distance}")
+        lines.append(
+            f"rewritten (r != s): {answer.rewritten}; word edit distance: {answer.edit_distance} "
+            f"({answer.normalized_edit_distance:.2f} normalised, ARM Table 3's scale)"
+        )
+    if answer.votes:
+        lines.append(f"draws: {', '.join(answer.votes)} (majority: {answer.raw_label or 'none'})")
     if answer.points is not None:
         lines += ["explanation points:", *(f"  - {p}" for p in answer.points)]
     if answer.items and answer.rewrite is None:

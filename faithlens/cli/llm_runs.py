@@ -20,6 +20,7 @@ from faithlens.cli.options import add_db, reading
 from faithlens.errors import FaithLensError
 from faithlens.llm import costs, methods, providers
 from faithlens.llm.runs import engine, estimate, log, spec, stability
+from faithlens.views import arm_tables
 
 EXIT_CANCELLED = 130
 EXIT_STOPPED = 1
@@ -118,9 +119,12 @@ def _run(args: argparse.Namespace) -> int:
         snapshot = _foreground(runner)
         with conn.cursor() as cur:
             agreement = stability.of_run(cur, run.run_id)
+            figures = arm_tables.run_figures(cur, run.run_id)
     finally:
         store.close(conn)
     result = _result(snapshot, time.monotonic() - started, agreement)
+    if figures is not None:
+        result["arm"] = figures.to_json()
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _text(result))
     return {"cancelled": EXIT_CANCELLED, "stopped": EXIT_STOPPED}.get(snapshot.state, 0)
 
@@ -195,6 +199,8 @@ def _text(result: dict[str, object]) -> str:
         f"{result['output_tokens']:,} out, {costs.describe_cost(result['cost'])}, {result['wall_s']} s",
     ]
     lines += [f"  failed: {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["failures"]]
+    if "arm" in result:
+        lines.append(_arm_text(result["arm"]))
     if "self_agreement" in result:
         agreement = result["self_agreement"]
         kappa = "undefined" if agreement["kappa_mean"] is None else f"{agreement['kappa_mean']:.3f}"
@@ -203,6 +209,17 @@ def _text(result: dict[str, object]) -> str:
             f"{agreement['flipping_units']:,} of {agreement['units']:,} units flip"
         )
     return "\n".join(lines)
+
+
+def _arm_text(arm: dict[str, object]) -> str:
+    """ARM Table 3's figures of a rewrite run in one line."""
+    if not arm["rewrites"]:
+        return f"ARM: 0 of {arm['claims']:,} {arm['level']}s rewritten"
+    return (
+        f"ARM: {arm['rewrites']:,} of {arm['claims']:,} {arm['level']}s rewritten (r != s); average edit distance "
+        f"of the rewrites {arm['avg_edit_distance']:.2f} (normalised, Table 3's scale), "
+        f"{arm['avg_word_edits']:.2f} word edits"
+    )
 
 
 def _print_estimate(conn, wanted: spec.RunSpec, selection: spec.Selection, as_json: bool) -> int:
@@ -226,12 +243,20 @@ def _print_estimate(conn, wanted: spec.RunSpec, selection: spec.Selection, as_js
 def _runs(args: argparse.Namespace) -> int:
     with reading(args.db) as conn, conn.cursor() as cur:
         found = log.summaries(cur, dataset=args.dataset)
+        figures = {r.run_id: arm_tables.run_figures(cur, r.run_id) for r in found}
+    arm = {run_id: f.to_json() for run_id, f in figures.items() if f is not None}
     if args.json:
-        print(json.dumps([{**r.__dict__, "spec": json.loads(r.spec)} for r in found], indent=2, default=str))
+        rows = [
+            {**r.__dict__, "spec": json.loads(r.spec)} | ({"arm": arm[r.run_id]} if r.run_id in arm else {})
+            for r in found
+        ]
+        print(json.dumps(rows, indent=2, default=str))
         return 0
     for r in found:
         print(
             f"run {r.run_id} {r.created_at:%Y-%m-%d %H:%M} {r.source} over {r.selection}: {r.state}; "
             f"{r.done:,} done, {r.failed:,} failed of {r.total:,}; {r.calls:,} calls, {costs.describe_cost(r.cost)}"
         )
+        if r.run_id in arm:
+            print("  " + _arm_text(arm[r.run_id]))
     return 0

@@ -11,6 +11,7 @@ import argparse
 import json
 
 from faithlens.analysis import mapping
+from faithlens.analysis.thresholds import GRID, TUNINGS
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.errors import FaithLensError
 from faithlens.vocab import GOLD, LEVELS
@@ -42,6 +43,7 @@ def _run(args: argparse.Namespace) -> int:
             chosen_mapping,
             thresholds,
             by_topic=args.by_topic,
+            tuning=args.tuning,
         )
     rows = result.json_rows(with_group=args.by_topic)
     print(json.dumps(rows, indent=2) if args.json else table(rows, compare.JSON_KEYS))
@@ -63,6 +65,13 @@ def configure(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--reference", default=GOLD, help="label source on the rows (default: gold)")
     parser.add_argument("--sources", help="comma-separated sources to compare (default: every other source)")
     add_mapping_and_thresholds(parser)
+    parser.add_argument(
+        "--tuning",
+        choices=TUNINGS,
+        default=GRID,
+        help="how a score source's threshold is tuned on val/dev: the StorySumm release notebook's 150-point grid "
+        "(default), or every midpoint between consecutive distinct scores (cutpoints)",
+    )
     parser.add_argument("--by-topic", action="store_true", help="add rows per topic type and corpus (TofuEval)")
     parser.add_argument("--json", action="store_true", help="print the JSON list")
     add_db(parser)

@@ -61,7 +61,7 @@ def table(rows: list[dict[str, object]], columns: tuple[str, ...]) -> str:
         [("" if row[c] is None else f"{row[c]:.3g}" if isinstance(row[c], float) else str(row[c])) for c in names]
         for row in rows
     ]
-    widths = [max(len(c), *(len(line[i]) for line in cells)) for i, c in enumerate(names)]
+    widths = [max([len(c), *(len(line[i]) for line in cells)]) for i, c in enumerate(names)]
     lines = ["  ".join(c.ljust(w) for c, w in zip(names, widths, strict=True))]
     lines += ["  ".join(v.ljust(w) for v, w in zip(line, widths, strict=True)) for line in cells]
     return "\n".join(lines)

@@ -1,12 +1,13 @@
-"""What the page and the CLI show of one on-demand answer: the stored record, the parsed label, and for
-ARM rewrites the paper's signals (r != s, word edit distance, explanation points, the word diff)."""
+"""What the page and the CLI show of one on-demand answer: the stored record, the parsed label (a
+self-consistency vote's majority, with each draw's answer), and for ARM rewrites the paper's signals
+(r != s, word edit distance as a count and on Table 3's 0-1 scale, explanation points, the word diff)."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
 
-from faithlens.llm import records
+from faithlens.llm import methods, records, votes
 from faithlens.llm.interpret import arm_label
 from faithlens.llm.signals import DiffOp, arm_signals
 
@@ -61,6 +62,11 @@ class Answer:
     original: str | None = None
     rewritten: bool | None = None
     edit_distance: int | None = None
+    """Word edits between the claim and its rewrite (a count)."""
+    normalized_edit_distance: float | None = None
+    """The same on ARM Table 3's 0-1 scale: divided by the longer word list (`signals.normalized_edit_distance`)."""
+    votes: tuple[str, ...] = ()
+    """A self-consistency vote: each draw's answer, in draw order."""
     points: tuple[str, ...] | None = None
     diff: tuple[DiffOp, ...] = ()
     spent: Spend = Spend()
@@ -83,6 +89,7 @@ class Answer:
             raw_label=raw_label,
             rewritten=signals.rewritten,
             edit_distance=signals.edit_distance,
+            normalized_edit_distance=signals.normalized_edit_distance,
             diff=tuple(signals.diff),
         )
 
@@ -116,7 +123,23 @@ def combine(method_name: str, calls: list[records.Call]) -> Answer:
         calls=(),
         latency_ms=None,
     )
+    if methods.METHODS[method_name].draws > 1 and not failed:
+        answer = _voted(answer, calls)
     return _merge(answer, calls)
+
+
+def _voted(answer: Answer, calls: list[records.Call]) -> Answer:
+    """A self-consistency answer: the majority of its draws, each draw's answer and reasoning."""
+    vote = votes.majority(calls)
+    return dataclasses.replace(
+        answer,
+        status="ok" if vote.failure is None else "parse_failure",
+        failure=vote.failure,
+        label=vote.label,
+        raw_label=vote.raw_label,
+        votes=vote.votes,
+        explanation=votes.explanation(calls),
+    )
 
 
 def _merge(answer: Answer, calls: list[records.Call]) -> Answer:

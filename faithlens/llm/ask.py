@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import duckdb
 
 from faithlens.errors import FaithLensError
-from faithlens.llm import costs, evidence, methods, prompts, providers, records
+from faithlens.llm import costs, evidence, methods, prompts, providers, records, votes
 from faithlens.llm.answers import Answer, combine
 from faithlens.llm.interpret import interpret
 from faithlens.llm.parsing import parse
@@ -110,7 +110,9 @@ def prepare(
     slots = _slots(target, what)
     evidence_setting = what.evidence if method.evidence else None
     source = what.source or methods.source_name(method.name, variant, evidence_setting, what.model)
-    requests = [_request(asking, name, slots, source) for name in method.template_names(variant, target.level)]
+    names = method.template_names(variant, target.level)
+    draws = range(method.draws) if method.draws > 1 else (None,)
+    requests = [_request(asking, name, slots, source, draw) for name in names for draw in draws]
     return Prepared(asking, method, slots, source, requests)
 
 
@@ -133,11 +135,24 @@ def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
     asking, label = prepared.asking, prepared.asking.what.labels
     calls = [_answer(asking, request, label, also) for request in prepared.requests]
     result = combine(prepared.method.name, calls).with_original(asking.target.text)
+    if prepared.method.draws > 1 and result.status == "ok" and label and asking.target.dataset is not None:
+        _label_vote(asking, prepared.requests[0], calls, result)
     if prepared.method.action == "rewrite" and result.status == "ok" and result.explanation:
         explained = {**prepared.slots, "explanation": result.explanation}
         points = _answer(asking, _request(asking, methods.POINTS_PROMPT, explained, prepared.source), label=False)
         result = result.with_points(points)
     return result
+
+
+def _label_vote(asking: _Asking, request: Request, calls: list[records.Call], result: Answer) -> None:
+    """The majority of a self-consistency vote as the target's label event, once its draws are stored
+    (a draw alone is no label); written again only when the target's current label is not this vote."""
+    call = votes.vote_call(calls)
+    event = records.LabelEvent(result.label, result.raw_label, result.explanation)
+    with asking.conn.cursor() as cur:
+        if records.has_label(cur, call, event):
+            return
+    records.attach(asking.conn, call, event, _description(request))
 
 
 def _slots(target: Target, what: Ask) -> dict[str, str]:
@@ -157,8 +172,9 @@ def _slots(target: Target, what: Ask) -> dict[str, str]:
     return slots
 
 
-def _request(asking: _Asking, name: str, slots: dict[str, str], source: str) -> Request:
-    """The prompt file rendered for the target, with the key that finds its earlier answers."""
+def _request(asking: _Asking, name: str, slots: dict[str, str], source: str, draw: int | None = None) -> Request:
+    """The prompt file rendered for the target, with the key that finds its earlier answers; `draw`
+    tells a self-consistency vote's draws of the same prompt apart."""
     template = prompts.load(name)
     if "story" in template.slots() and "story" not in slots:
         raise FaithLensError(
@@ -168,6 +184,8 @@ def _request(asking: _Asking, name: str, slots: dict[str, str], source: str) -> 
         )
     system, turns = template.render(**{slot: slots[slot] for slot in template.slots()})
     parameters = {"temperature": template.temperature, "max_tokens": template.max_tokens}
+    if draw is not None:
+        parameters[votes.DRAW] = draw
     if "evidence" in template.slots():
         what = asking.what
         parameters |= {"evidence": what.evidence} | ({"k": what.k} if what.evidence == "bm25" else {})

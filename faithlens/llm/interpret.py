@@ -1,6 +1,9 @@
 """What a parsed answer means as a label event of its LLM source.
 
-- verify methods: the parsed verdict (Yes/No, True/False, ...) in the shared vocabulary;
+- verify methods: the parsed verdict (Yes/No, True/False, ...) in the shared vocabulary; ARM Table 2's
+  zero- and few-shot baselines flag a subjective claim as unfaithful (raw `subjective`), as ARM's
+  r != s flags a rewritten one. A self-consistency draw is no label: the majority of its vote is,
+  written by `ask.answer` once every draw is stored (`faithlens.llm.votes`);
 - ARM rewrite: the paper's binary label r != s. A rewritten claim counts as flagged (`unfaithful`,
   raw value `rewritten`), an unchanged one as `faithful` (raw `unchanged`): ARM's Table 3 scores this
   label against faithfulness labels, so Compare can put it beside gold the same way;
@@ -29,7 +32,10 @@ def interpret(call: records.Call, target: Target) -> records.LabelEvent | None:
     if call.status != "ok" or call.method not in methods.METHODS:
         return None
     parsed = call.parsed
-    action = methods.METHODS[call.method].action
+    method = methods.METHODS[call.method]
+    action = method.action
+    if method.draws > 1:
+        return None
     if action == "verify":
         return records.LabelEvent(parsed["label"], parsed["raw_label"], parsed.get("explanation"))
     if action == "rewrite":

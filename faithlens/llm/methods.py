@@ -22,6 +22,19 @@ EVIDENCE_TITLES = {
 }
 
 
+ARM_LEVELS = ("sentence", "claim")
+SUBJECTIVITY_NOTE = (
+    "ARM Table 2 detects subjective claims: the model answers whether the claim is objective; a subjective "
+    "claim is stored as unfaithful (raw 'subjective'), an objective one as faithful (raw 'objective'), the "
+    "way an ARM rewrite's r ≠ s is stored, so Compare scores both alike."
+)
+SELF_CONSISTENCY_NOTE = (
+    "Three zero-shot CoT answers to 'is the claim consistent?' at temperature 0.7 (ARM section 4.4); the label "
+    "is their majority (No: unfaithful). ARM's Table 2 scores it against subjectivity labels, a No counting "
+    "as a claim flagged."
+)
+
+
 @dataclass(frozen=True)
 class Method:
     """One on-demand method. `action` is what the page calls it: verify, rewrite, classify or extract."""
@@ -34,6 +47,11 @@ class Method:
     variant_by_level: bool = False
     """TofuEval's prompts come in a sentence and a summary version: the target's level picks one."""
     evidence: bool = False
+    draws: int = 1
+    """Self-consistency: the prompt is sent this many times, each draw a request of its own, and the label
+    is the majority of their verdicts (`faithlens.llm.votes`)."""
+    note: str = ""
+    """What the label means when it is not a plain faithfulness verdict (shown beside the answer)."""
 
     def default_variant(self, provider: str) -> str:
         """StorySumm's prompts add a line for Claude: use that variant with Anthropic models, as the paper did."""
@@ -79,6 +97,16 @@ METHODS: dict[str, Method] = {
             variants=("both", "subjectivity", "unfaithfulness"),
         ),
         Method("arm-ambiguity-type", "classify", "ARM ambiguity type (ours)", ("sentence", "claim")),
+        Method("arm-zero-shot", "verify", "ARM Table 2 baseline: zero-shot", ARM_LEVELS, note=SUBJECTIVITY_NOTE),
+        Method("arm-few-shot", "verify", "ARM Table 2 baseline: few-shot", ARM_LEVELS, note=SUBJECTIVITY_NOTE),
+        Method(
+            "arm-self-consistency",
+            "verify",
+            "ARM Table 2 baseline: self-consistency (3 CoT draws, majority)",
+            ARM_LEVELS,
+            draws=3,
+            note=SELF_CONSISTENCY_NOTE,
+        ),
     )
 }
 POINTS_PROMPT = "arm-explanation-points"

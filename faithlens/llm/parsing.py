@@ -4,7 +4,8 @@ Strict: the reply must carry its answer in the form the prompt asks for. Only ha
 tolerated (case, surrounding whitespace, a trailing period, markdown bold or italics, an "Answer:" in
 front of a label); a reply with no label, or with two different ones, is not ok and says why in
 `failure`. Labels are mapped to the shared vocabulary: a "Yes" to "is it consistent?" and a "True" to
-"is the statement true?" are faithful.
+"is the statement true?" are faithful. A "No" to ARM's "is this claim objective to evaluate?" is a
+subjective claim, flagged as ARM flags a rewritten one: unfaithful (raw label "subjective").
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from faithlens.vocab import Verdict
 
 YES_NO = {"yes": Verdict.FAITHFUL.value, "no": Verdict.UNFAITHFUL.value}
 TRUE_FALSE = {"true": Verdict.FAITHFUL.value, "false": Verdict.UNFAITHFUL.value}
+OBJECTIVE, SUBJECTIVE = "objective", "subjective"
+OBJECTIVITY = {"yes": OBJECTIVE, "no": SUBJECTIVE}
+"""ARM Table 2's baselines ask "Is this claim objective to evaluate?": Yes is objective, No subjective."""
+FLAGGED = {OBJECTIVE: Verdict.FAITHFUL.value, SUBJECTIVE: Verdict.UNFAITHFUL.value}
+"""A subjective claim is flagged as ARM flags a rewritten one (r != s is unfaithful), so the baselines
+and ARM are scored alike against the same reference."""
 AMBIGUITY_TYPES = ("1", "2", "3", "4", "5")
 """ARM's Wording, Detail, Causation, Explicit (section 5.5) and the confusing-story type 5 (Appendix A.6)."""
 ANSWER = r"(?:(?:final\s+)?answer\s*[:\-]\s*)?"
@@ -88,6 +95,17 @@ def yes_no(reply: str) -> Parsed:
 def yes_no_tagged(reply: str) -> Parsed:
     """Yes or No between <answer></answer> tags (repeated tags must agree); the text around is the explanation."""
     return _tagged_binary(reply)
+
+
+@_turns(1)
+def objective_tagged(reply: str) -> Parsed:
+    """Yes or No between <answer></answer> tags to "is this claim objective?" (ARM's zero- and few-shot
+    baselines): raw label objective or subjective, label faithful or (flagged) unfaithful."""
+    parsed = _tagged_binary(reply)
+    if not parsed.ok:
+        return parsed
+    meaning = OBJECTIVITY[parsed.raw_label.lower()]
+    return Parsed(ok=True, label=FLAGGED[meaning], raw_label=meaning, explanation=parsed.explanation)
 
 
 @_turns(2)
@@ -263,6 +281,7 @@ def _preview(reply: str) -> str:
 PARSERS: dict[str, Callable[[Sequence[str]], Parsed]] = {
     "yes_no": yes_no,
     "yes_no_tagged": yes_no_tagged,
+    "objective_tagged": objective_tagged,
     "cot_yes_no": cot_yes_no,
     "cot_yes_no_tagged": cot_yes_no_tagged,
     "yes_no_first": yes_no_first,

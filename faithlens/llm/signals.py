@@ -7,6 +7,11 @@ points justify it; plus a word diff for showing the change.
 All three compare the claims after `plain`: whitespace runs collapsed to one space, surrounding
 whitespace and quote marks stripped. A model that wraps a verbatim repeat in quotes or reflows its
 spacing has not rewritten anything, and then the distance is 0 and the diff is all "same" too.
+
+Words are NLTK's word tokenizer's tokens (`NLTKWordTokenizer`, the Penn Treebank tokenizer that
+`nltk.word_tokenize` applies to each sentence; the paper names no tokenizer): contractions split
+as the Treebank does ("didn't" -> "did", "n't"), punctuation marks are tokens. It needs no
+downloaded data. NLTK is imported on first use, since importing it costs about a second.
 """
 
 from __future__ import annotations
@@ -15,20 +20,32 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Literal
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Literal
 
 import snowballstemmer
 from rapidfuzz.distance import Levenshtein
 
+if TYPE_CHECKING:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
 QUOTES = "\"'“”‘’«»`"
 STEM_CACHE = 1 << 16
-# A word (letters/digits, with inner apostrophes or hyphens: "don't", "well-known") or one
-# punctuation mark; whitespace is never a token.
-_TOKEN = re.compile(r"\w+(?:[-'’]\w+)*|[^\w\s]")
 _WHITESPACE = re.compile(r"\s+")
-_SURFACE = re.compile(r"\s*(?:\w+(?:[-'’]\w+)*|[^\w\s])")
 _local = threading.local()
+
+
+@cache
+def _tokenizer() -> NLTKWordTokenizer:
+    """NLTK's word tokenizer, imported on first use (it is stateless, so one serves every thread)."""
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+def tokens(text: str) -> list[str]:
+    """NLTK's word tokens of `text`, as `nltk.word_tokenize(text, preserve_line=True)` gives them."""
+    return _tokenizer().tokenize(text)
 
 
 @lru_cache(maxsize=STEM_CACHE)
@@ -53,19 +70,30 @@ def plain(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """The paper's units for edit distance: tokens, lowercased and Snowball-stemmed, no whitespace.
+    """The paper's units for edit distance (section 4.3): NLTK's tokens, lowercased and
+    Snowball-stemmed, no whitespace.
 
-    Punctuation marks count as tokens, each on its own, as a standard word tokenizer (NLTK's, which
-    the paper's recipe suggests) emits them: the paper removes only whitespace, so a rewrite that
-    turns a full stop into a semicolon moved one unit.
+    Punctuation marks count as tokens, each on its own, as NLTK emits them: the paper removes only
+    whitespace, so a rewrite that turns a full stop into a semicolon moved one unit.
     """
-    return stems([token.lower() for token in _TOKEN.findall(text)])
+    return stems([token.lower() for token in tokens(text)])
 
 
 def edit_distance(original: str, rewrite: str) -> int:
     """Word-level Levenshtein distance between the claim and its rewrite (insertions, deletions and
-    substitutions of stemmed words, each costing 1)."""
+    substitutions of stemmed words, each costing 1): the raw count of word edits."""
     return Levenshtein.distance(words(plain(original)), words(plain(rewrite)))
+
+
+def normalized_edit_distance(original: str, rewrite: str) -> float:
+    """`edit_distance` divided by the longer of the two word lists (0 = the same words, 1 = nothing
+    in common), rapidfuzz's normalised Levenshtein distance.
+
+    ARM's Table 3 prints its "Avg. edit dist." on a 0-1 scale (0.17-0.61) but does not say how it
+    normalises; this is the standard normalisation, our choice (see the README, "Asking language
+    models"). Two empty claims are 0 apart.
+    """
+    return Levenshtein.normalized_distance(words(plain(original)), words(plain(rewrite)))
 
 
 def rewritten(original: str, rewrite: str) -> bool:
@@ -82,8 +110,12 @@ class DiffOp:
 
 
 def _pieces(text: str) -> list[str]:
-    """Words and punctuation marks, each with the whitespace before it, so joined they give the text."""
-    return _SURFACE.findall(plain(text))
+    """NLTK's tokens as they are written in the text (the same tokens `words` counts, with the text's
+    own quote marks where NLTK spells them `` and ''), each with the whitespace before it, so joined
+    they give the text."""
+    text = plain(text)
+    ends = [end for _, end in _tokenizer().span_tokenize(text)]
+    return [text[start:end] for start, end in zip([0, *ends], ends, strict=False)]
 
 
 def word_diff(original: str, rewrite: str) -> list[DiffOp]:
@@ -121,11 +153,13 @@ def word_diff(original: str, rewrite: str) -> list[DiffOp]:
 
 @dataclass(frozen=True)
 class ArmSignals:
-    """What a rewrite says about a claim: the binary label, how far it moved, how many explanation
-    points (None when the model gave no parsed explanation) and the word diff."""
+    """What a rewrite says about a claim: the binary label, how far it moved (word edits, and on
+    Table 3's 0-1 scale), how many explanation points (None when the model gave no parsed
+    explanation) and the word diff."""
 
     rewritten: bool
     edit_distance: int
+    normalized_edit_distance: float
     points: int | None
     diff: tuple[DiffOp, ...]
 
@@ -135,6 +169,7 @@ def arm_signals(original: str, rewrite: str, points: Sequence[str] | None) -> Ar
     return ArmSignals(
         rewritten=rewritten(original, rewrite),
         edit_distance=edit_distance(original, rewrite),
+        normalized_edit_distance=normalized_edit_distance(original, rewrite),
         points=None if points is None else len(points),
         diff=tuple(word_diff(original, rewrite)),
     )

@@ -42,9 +42,12 @@ def resolve(cur: duckdb.DuckDBPyConnection, dataset: str, target_id: str) -> Tar
     """The unit or summary `target_id` of `dataset`; NotFoundError names what was looked for."""
     unit = cur.execute("SELECT kind FROM unit WHERE dataset = ? AND unit_id = ?", [dataset, target_id]).fetchone()
     level = unit[0] if unit else "summary"
-    if unit is None and not cur.execute(
-        "SELECT count(*) FROM summary WHERE dataset = ? AND summary_id = ?", [dataset, target_id]
-    ).fetchone()[0]:
+    if (
+        unit is None
+        and not cur.execute(
+            "SELECT count(*) FROM summary WHERE dataset = ? AND summary_id = ?", [dataset, target_id]
+        ).fetchone()[0]
+    ):
         raise NotFoundError(
             f"{dataset}: no summary, sentence or claim with id {target_id!r}",
             "use an id as Explore's links show it, e.g. a summary id or '<summary_id>#s0'",

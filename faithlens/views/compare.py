@@ -22,7 +22,7 @@ from faithlens.analysis import metrics, tally
 from faithlens.analysis.mapping import DEFAULT, Mapping
 from faithlens.analysis.metrics import CLASSES, BinaryMetrics
 from faithlens.analysis.tally import Example, Group, SourceChoice, available_sources, has_topic_types, values_used
-from faithlens.analysis.thresholds import ALL, TUNING_SPLITS, Threshold
+from faithlens.analysis.thresholds import ALL, GRID, TUNING_SPLITS, TUNINGS, Threshold
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.vocab import GOLD
 
@@ -39,6 +39,7 @@ __all__ = [
     "compare",
     "drill_down",
     "has_topic_types",
+    "threshold_for",
     "values_used",
 ]
 
@@ -173,27 +174,33 @@ def _metric_row(
     )
 
 
-def _threshold(source: str, scores: pd.DataFrame, splits: tuple[str, ...], override: float | None) -> Threshold:
-    """The caller's threshold, or the one tuned for balanced accuracy on the val/dev split.
+def threshold_for(
+    source: str, scores: pd.DataFrame, splits: tuple[str, ...], override: float | None, tuning: str = GRID
+) -> Threshold:
+    """The caller's threshold, or the one tuned for balanced accuracy on the val/dev split by the
+    `tuning` search (`thresholds.TUNINGS`).
 
     `scores` has one row per (unit group) with columns score, split, ref_value (the reference's
-    binary label) and n; the grid spans [0, 1], or the scores' own range when they fall outside it.
+    binary label) and n; the range (the grid's, and a slider's) is [0, 1], or the scores' own range
+    when they fall outside it.
     """
     tuned_on = next((s for s in splits if s in TUNING_SPLITS), ALL)
     grid = metrics.threshold_grid(scores["score"].to_numpy(dtype=float))
+    sample = scores if tuned_on == ALL else scores[scores["split"] == tuned_on]
+    sample = sample[sample["ref_value"].notna()]
+    candidates = grid if tuning == GRID else metrics.cut_points(sample["score"].to_numpy(dtype=float))
+    where = (float(grid[0]), float(grid[-1]), tuning, len(candidates))
     if override is not None:
-        return Threshold(float(override), False, tuned_on, None, float(grid[0]), float(grid[-1]))
-    tuning = scores if tuned_on == ALL else scores[scores["split"] == tuned_on]
-    tuning = tuning[tuning["ref_value"].notna()]
+        return Threshold(float(override), False, tuned_on, None, *where)
     tuned = metrics.tune_threshold(
-        tuning["score"].to_numpy(dtype=float), tuning["ref_value"].to_numpy(dtype=object), grid
+        sample["score"].to_numpy(dtype=float), sample["ref_value"].to_numpy(dtype=object), candidates
     )
     if tuned is None:
         raise FaithLensError(
             f"cannot tune a threshold for {source}: the reference labels on the {tuned_on} units are not of both classes",
             "set a threshold by hand",
         )
-    return Threshold(tuned, True, tuned_on, tuned, float(grid[0]), float(grid[-1]))
+    return Threshold(tuned, True, tuned_on, tuned, *where)
 
 
 def _label_pair(
@@ -214,11 +221,12 @@ def _score_pair(
     splits: tuple[str, ...],
     groups: tuple[Group, ...],
     override: float | None,
+    tuning: str,
 ) -> tuple[tuple[MetricRow, ...], Threshold]:
     frame = counts[counts["source"] == choice.name]
     scores = frame["score"].to_numpy(dtype=float)
     scored = ~np.isnan(scores)
-    threshold = _threshold(choice.name, frame[scored], splits, override)
+    threshold = threshold_for(choice.name, frame[scored], splits, override, tuning)
     labels = metrics.apply_threshold(np.nan_to_num(scores), threshold.value)
     predicted = np.where(scored, labels, None)
     weight = frame["n"].to_numpy(dtype=np.int64)
@@ -238,14 +246,18 @@ def compare(
     mapping: Mapping = DEFAULT,
     thresholds: dict[str, float] | None = None,
     by_topic: bool = False,
+    tuning: str = GRID,
 ) -> CompareResult:
     """Reference vs each compared source (default: every other source at this level).
 
     `thresholds` overrides the tuned threshold of named score sources; `by_topic` adds rows per
     topic type (TofuEval main / marginal) and, when the summaries come from two or more corpora, per
     corpus and per corpus and topic type (TofuEval's MediaSum / MeetingBank, as its Table 3) beside
-    each split's rows.
+    each split's rows; `tuning` is the threshold search (`thresholds.TUNINGS`: the release notebook's
+    grid, or the exhaustive cut points).
     """
+    if tuning not in TUNINGS:
+        raise FaithLensError(f"threshold tuning {tuning!r} is not known", f"use one of {', '.join(TUNINGS)}")
     choices = available_sources(cur, dataset)
     ref, compared = tally.choose_sources(choices, dataset, level, reference, sources)
     splits = tally.splits(cur, dataset)
@@ -256,7 +268,7 @@ def compare(
     for choice in compared:
         if choice.mode == "score":
             override = (thresholds or {}).get(choice.name)
-            rows, threshold = _score_pair(choice, counts, splits, groups, override)
+            rows, threshold = _score_pair(choice, counts, splits, groups, override, tuning)
         else:
             rows, threshold = _label_pair(choice, counts, splits, groups), None
         both = int(counts.loc[counts["source"] == choice.name, "n"].sum())
@@ -285,6 +297,7 @@ def drill_down(
     split: str = ALL,
     group: str = ALL,
     threshold: float | None = None,
+    tuning: str = GRID,
 ) -> list[Example]:
     """The units of one confusion-matrix cell: the reference says `reference_value`, `source` says
     `compared_value` (after the mapping; for a score source after `threshold`, tuned if None), on
@@ -301,7 +314,7 @@ def drill_down(
     if group not in named:
         raise NotFoundError(f"{dataset} has no group of units {group!r}", f"use one of {', '.join(named)}")
     if choice.mode == "score" and threshold is None:
-        threshold = compare(cur, dataset, level, reference, [source], mapping).pairs[0].threshold.value
+        threshold = compare(cur, dataset, level, reference, [source], mapping, tuning=tuning).pairs[0].threshold.value
     return tally.cell_units(
         cur, dataset, level, ref, choice, mapping, (reference_value, compared_value), split, named[group], threshold
     )

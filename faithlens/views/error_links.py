@@ -1,7 +1,8 @@
 """Explore states for the Errors page's cells: each opens Explore on exactly the units a cell counts
 (a `UnitFilter` on one unit: the value, the other value of a pair, the reference's and the source's
 verdicts), with the generator, topic type, corpus or split of the cell's group as summary filters.
-Explore then counts those units in its caption, so the number clicked is the number shown."""
+Explore then counts those units in its caption, so the number clicked is the number shown: a cell
+counting only one source's tags (gold, by default) links with that tag source."""
 
 from __future__ import annotations
 
@@ -15,6 +16,10 @@ from faithlens.unit_filter import TAG_SEPARATOR, UnitFilter, threshold_item
 from faithlens.views.errors import ALL_GROUPS, OTHER_SPLITS, SINGLE, Distribution, Recall, RecallRow
 from faithlens.views.states import ExploreState
 from faithlens.vocab import GOLD
+
+FILTER_OF = {"generator_group": "generator"}
+"""The Explore filter a breakdown's group names, where it is not the breakdown's own name (Explore's
+generator filter takes a group of generators, TofuEval's pooled slots, as well as one)."""
 
 
 def _carries(family: Family, values: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
@@ -32,7 +37,8 @@ def spread_cell(dataset: str, shown: Distribution, value: str, group: str) -> Ex
     """The units of one value in one group; None for the group of units without a recorded value."""
     if group == "":
         return None
-    summary = {} if group == ALL_GROUPS or shown.by is None else {shown.by: group}
+    field = FILTER_OF.get(shown.by, shown.by)
+    summary = {} if group == ALL_GROUPS or field is None else {field: group}
     unit = UnitFilter(unit_level=shown.family.level, tagged_by=shown.tagged_by, **_carries(shown.family, (value,)))
     return _state(dataset, Filters(**summary, unit=unit), shown.family.verdicts_of)
 

@@ -24,6 +24,7 @@ import pandas as pd
 
 from faithlens.analysis import metrics, tag_stats, tally
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table
+from faithlens.analysis.generator_names import slot_note
 from faithlens.analysis.mapping import DEFAULT, UNFAITHFUL, Mapping
 from faithlens.analysis.tag_stats import DIMENSIONS, Family
 from faithlens.analysis.thresholds import ALL, Threshold
@@ -83,9 +84,20 @@ class Distribution:
     totals: dict[str, tuple[int, int]]
     """group -> (units carrying any value, every unit of the level)."""
 
+    @property
+    def sources_counted(self) -> str:
+        """Whose tags (or verdicts) the figure counts, in words."""
+        return self.family.sources_counted(self.tagged_by)
+
+    def notes(self) -> tuple[str, ...]:
+        """What a reader must know beside the figure: a breakdown by shuffled slots says so."""
+        note = slot_note(self.groups) if self.by in ("generator", "generator_group") else None
+        return (note,) if note else ()
+
     def how(self) -> str:
         unit = level_noun(self.family.level)
-        carried = f"carrying the value (tagged by {self.tagged_by})" if self.tagged_by else "carrying the value"
+        whose = self.sources_counted if self.family.verdicts_of else f"tagged by {self.sources_counted}"
+        carried = f"carrying the value ({whose})"
         base = (
             f"{unit} carrying any value of {self.family.name} in the group"
             if self.of == OF_TAGGED
@@ -125,14 +137,22 @@ def distribution(
     return Distribution(family, by, of, tagged_by, values, groups, tuple(rows), totals)
 
 
+SLOTS_FIRST = ("topic_type", "corpus", "generator_group", "generator", "split")
+"""The breakdowns' order where generators are shuffled slots (TofuEval): what means something first."""
+
+
 def available_dimensions(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, ...]:
-    """The dimensions with at least two values in `dataset` (a breakdown into one group says nothing)."""
+    """The dimensions with at least two values in `dataset` (a breakdown into one group says nothing),
+    the first being the page's default. `generator_group` is offered only where it pools some
+    generators (TofuEval's shuffled slots); then topic type and corpus come first, as a slot is no model."""
     sql = (
         "SELECT " + ", ".join(f"count(DISTINCT {column})" for column in DIMENSIONS.values()) + " FROM summary s "
         "LEFT JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id WHERE s.dataset = ?"
     )
-    counts = cur.execute(sql, [dataset]).fetchone()
-    return tuple(name for name, n in zip(DIMENSIONS, counts, strict=True) if n > 1)
+    counts = dict(zip(DIMENSIONS, cur.execute(sql, [dataset]).fetchone(), strict=True))
+    pooled = 1 < counts["generator_group"] < counts["generator"]
+    found = [name for name, n in counts.items() if n > 1 and (name != "generator_group" or pooled)]
+    return tuple(sorted(found, key=SLOTS_FIRST.index) if pooled else found)
 
 
 def together(
@@ -181,6 +201,10 @@ class Recall:
     thresholds: dict[str, Threshold]
     rows: tuple[RecallRow, ...]
     notes: tuple[str, ...]
+    tagged_by: str | None = None
+
+    def _tags(self) -> str:
+        return "" if self.family.verdicts_of else f" (tagged by {self.family.sources_counted(self.tagged_by)})"
 
     def how(self) -> str:
         unit = level_noun(self.family.level)
@@ -191,8 +215,8 @@ class Recall:
         )
         positives = f" that {self.reference} labels unfaithful" if self.reference else ""
         return (
-            f"Recall of a value: of the {unit} {carrying}{positives}, the share the source labels unfaithful "
-            f"(mapping: {self.mapping}). Units the source does not label, or whose label the mapping leaves out, "
+            f"Recall of a value: of the {unit} {carrying}{self._tags()}{positives}, the share the source labels "
+            f"unfaithful (mapping: {self.mapping}). Units the source does not label, or whose label the mapping leaves out, "
             "are not counted. Score sources are labelled at their threshold, as on Compare."
         )
 
@@ -330,20 +354,21 @@ def recall(
                     threshold,
                 )
             )
-    return Recall(family, reference, typed, split, mapping, tuple(chosen), found, tuple(rows), tuple(notes))
+    return Recall(family, reference, typed, split, mapping, tuple(chosen), found, tuple(rows), tuple(notes), tagged_by)
 
 
 def recall_figure(result: Recall) -> BarFigure:
     """Recall per value, one bar per source (TofuEval Figure 4, ARM Figure 7), and the table of it."""
     counted = [row for row in result.rows if row.recall is not None]
     bars = Table.of(BAR_COLUMNS, ((r.value, r.source, 100.0 * r.recall, r.flagged, r.total) for r in counted))
+    counted_tags = {"tagged_by": result.family.sources_counted(result.tagged_by)}
     table = Table.from_records(
-        ("family", "value", "source", "flagged", "total", "recall", "units", "threshold"),
-        (row.as_json() for row in result.rows),
+        ("family", "value", "source", "flagged", "total", "recall", "units", "threshold", "tagged_by"),
+        ({**row.as_json(), **counted_tags} for row in result.rows),
     )
     names = ",".join(c.name for c in result.sources)
     return BarFigure(
-        key=f"recall|{result.family.key}|{result.reference}|{result.typed}|{result.split}|{names}",
+        key=f"recall|{result.family.key}|{result.reference}|{result.typed}|{result.split}|{names}|{result.tagged_by}",
         title="Recall per value",
         caption=result.how(),
         bars=bars,

@@ -1,4 +1,5 @@
-"""Read models of the Rewrite page: the summaries to pick from and the sentences of one, in order."""
+"""Read models of the Rewrite page: the summaries to pick from, the sentences of one in order, and the
+earlier rewrites of a sentence with ARM's signals against it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import duckdb
 
 from faithlens.analysis.generator_names import generator_sql
 from faithlens.build.text import split_sentences
+from faithlens.llm import costs, signals
+from faithlens.llm.usage import PastAnswer
 from faithlens.store import fetch_all, natural_key
 
 
@@ -57,3 +60,25 @@ def sentences(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> 
 def split_pasted(summary: str) -> list[str]:
     """A pasted summary's sentences, split as ingest splits published summaries."""
     return [summary[start:end] for start, end in split_sentences(summary)]
+
+
+def earlier_rows(past: list[PastAnswer], original: str) -> list[dict[str, object]]:
+    """Earlier answers about a sentence as table rows: each rewrite with r != s, its edit distance on ARM
+    Table 3's 0-1 scale and its word edits against `original` (empty for an answer without a rewrite)."""
+    rows = []
+    for answer in past:
+        rewrite = answer.rewrite
+        rows.append(
+            {
+                "when": answer.created_at,
+                "model": answer.model,
+                "prompt": answer.prompt,
+                "status": answer.status,
+                "rewrite": rewrite,
+                "r ≠ s": None if rewrite is None else signals.rewritten(original, rewrite),
+                "edit distance (0–1)": None if rewrite is None else signals.normalized_edit_distance(original, rewrite),
+                "word edits": None if rewrite is None else signals.edit_distance(original, rewrite),
+                "cost": costs.describe_cost(answer.cost_usd),
+            }
+        )
+    return rows

@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from faithlens.analysis.mapping import DEFAULT, FAITHFUL, UNFAITHFUL, Mapping
-from faithlens.analysis.thresholds import Thresholds
+from faithlens.analysis.thresholds import GRID, TUNINGS, Thresholds
 from faithlens.build.alignment import TOP_K
 from faithlens.filters import Filters
 from faithlens.querystate import param
-from faithlens.vocab import LEVELS
+from faithlens.vocab import FIGURE_STATUSES, LEVELS
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,10 @@ CELLS = tuple(f"{reference},{compared}" for reference in (FAITHFUL, UNFAITHFUL) 
 @dataclass(frozen=True)
 class CompareState:
     """Everything Compare shows, as its URL says it. Empty `sources` means every other source at
-    the level; `topics` adds rows per topic type; `thresholds` holds only the moved ones; `view`
-    is the split the matrices show; `pair`, `dsplit` and `cell` pick the drill-down."""
+    the level; `topics` adds rows per topic type; `tuning` is the score sources' threshold search
+    and `thresholds` holds only the moved ones; `paper` shows the paper's published figures beside
+    ours (StorySumm); `view` is the split the matrices show; `pair`, `dsplit` and `cell` pick the
+    drill-down."""
 
     dataset: str | None = None
     level: str | None = param(choices=LEVELS)
@@ -65,7 +67,9 @@ class CompareState:
     sources: tuple[str, ...] = ()
     mapping: Mapping = DEFAULT
     topics: bool = True
+    tuning: str = param(GRID, choices=TUNINGS)
     thresholds: Thresholds = Thresholds()
+    paper: bool = False
     view: str | None = None
     pair: str | None = None
     dsplit: str | None = None
@@ -121,14 +125,31 @@ class SessionsState:
     filters: Filters = field(default_factory=Filters)
 
 
-ERRORS_BY = ("generator", "topic_type", "corpus", "split", "none")
-"""What the Errors page's distribution is broken down by ('none': all units together)."""
+REPRODUCED_STATUSES = FIGURE_STATUSES
+"""The Reproduced figures page's status filter: a figure's status (`faithlens.analysis.published`)."""
+
+
+@dataclass(frozen=True)
+class ReproducedState:
+    """The Reproduced figures page's URL state: the sidebar's dataset (the page lists every paper's
+    figures whichever is chosen) and the filters: one paper, one of its tables, one status."""
+
+    dataset: str | None = None
+    paper: str | None = None
+    table: str | None = None
+    status: str | None = param(choices=REPRODUCED_STATUSES)
+
+
+ERRORS_BY = ("generator", "generator_group", "topic_type", "corpus", "split", "none")
+"""What the Errors page's distribution is broken down by ('none': all units together;
+'generator_group': TofuEval's shuffled slots pooled, beside Model-Extra)."""
 
 
 @dataclass(frozen=True)
 class ErrorsState:
     """The Errors page's URL state: the family (`error_type@sentence`, `verdict:gold@claim`), what the
-    distribution is broken down by and the denominator of its %, whose tags count, and the recall's
+    distribution is broken down by and the denominator of its %, whose tags count (None: the default,
+    gold where the dataset's gold gives the family; `any`: every source's), and the recall's
     reference (`none`: every unit carrying the value), units (`single`: carrying one value only, as
     TofuEval Figure 4; `any`), split and sources (empty: every source at the family's level)."""
 

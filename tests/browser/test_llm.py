@@ -1,6 +1,7 @@
 """Asking a model from the app in a real browser, against the local OpenAI-protocol server: rewrite a
-StorySumm sentence in Explore, see the word diff and the edit distance, then find the new label
-source on Compare; a second ask is answered from the cache without a call."""
+StorySumm sentence in Explore, see the word diff and the edit distance (word edits, and on ARM Table
+3's 0-1 scale), then find the new label source on Compare; a second ask is answered from the cache
+without a call."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from nltk.tokenize import TreebankWordTokenizer
 from playwright.sync_api import Page, expect
 
 from tests import raw
@@ -29,7 +31,8 @@ def _rewrite_of(sentence: str) -> str:
     """The scripted rewrite: the sentence with three words added before its full stop.
 
     By hand: the word lists differ by the three inserted tokens 'in', 'the', 'story', so ARM's word
-    edit distance is 3 and r != s."""
+    edit distance is 3 and r != s; on Table 3's scale 3 over the rewrite's tokens (the sentence's NLTK
+    Treebank tokens plus 3)."""
     return sentence.rstrip().removesuffix(".") + f" {ADDED}."
 
 
@@ -71,7 +74,9 @@ def test_rewrite_in_explore_shows_the_diff_and_feeds_compare(
     inserted = page.locator(".fl-diff ins.fl-ins")
     expect(inserted).to_have_count(1)
     expect(inserted).to_have_text(ADDED)
-    expect(page.get_by_test_id("stMetric").filter(has_text="Word edit distance")).to_contain_text("3")
+    expect(page.get_by_test_id("stMetric").filter(has_text="Word edits")).to_contain_text("3")
+    normalised = 3 / (len(TreebankWordTokenizer().tokenize(sentence)) + 3)
+    expect(page.get_by_test_id("stMetric").filter(has_text="(0–1)")).to_contain_text(f"{normalised:.2f}")
     expect(page.get_by_test_id("stMetric").filter(has_text="Rewritten")).to_contain_text("yes")
     expect(page.get_by_test_id("stMain")).to_contain_text(POINT)
     prompts = [r for r in llm.requests if r.path.endswith("/chat/completions")]

@@ -14,6 +14,7 @@ from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.llm.runs.spec import Selection
+from faithlens.views import arm_tables
 from tests import raw
 from tests.coding.support import (
     connected,
@@ -461,3 +462,66 @@ def test_explanation_point_metrics_follow_arm_section_4_3_worked_by_hand(db_copy
     assert arm["pct_rewrite_preferred"] == pytest.approx(100 * 1 / 3)
     assert arm["pct_original_preferred"] == 0
     assert arm["preference_pct_all_agree"] == pytest.approx(100 * 1 / 3)
+
+
+def test_table_5_majority_vote_row_worked_by_hand(db_copy: Path):
+    """ARM Table 5's "Maj. vote" row beside its "Individual" row: each point carries the mark more than half
+    of the unit's coders gave it; a coder who preferred the original or neither marked no point."""
+    with connected(db_copy) as conn:
+        made, points = _preference_session(conn)
+        u1, u2, u3 = points
+        saved = [
+            ("ann", u1, "rewrite", [IMP, IMP, NEU, WRG]),
+            ("bob", u1, "rewrite", [IMP, NEU, NEU, WRG]),
+            ("cat", u1, "original", None),
+            ("ann", u2, "rewrite", [IMP, IMP]),
+            ("bob", u2, "original", None),
+            ("cat", u2, "neutral", None),
+            ("ann", u3, "rewrite", [IMP, WRG, NEU]),
+            ("bob", u3, "rewrite", [IMP, NEU, NEU]),
+            ("cat", u3, "rewrite", [IMP, WRG, IMP]),
+            ("ann", made.units[-1], "rewrite", None),  # a rewrite without explanation points: not in R
+        ]
+        for coder, unit, code, marks in saved:
+            events.save(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
+        arm = report.session_agreement(conn, made).arm
+    # Majority of the unit's 3 coders (2 or 3 give the mark):
+    #   u1: IMP (ann, bob) | none (IMP 1, NEU 1) | NEU | WRG  -> 1/4 important, 1/4 wrong
+    #   u2: none | none (ann alone marked them IMPORTANT)       -> 0 important, 0 wrong
+    #   u3: IMP (3) | WRG (ann, cat) | NEU (ann, bob)           -> 1/3 important, 1/3 wrong
+    # % important = (1/4 + 0 + 1/3) / 3 = 7/36; % none important = 1 - 2/3; the same for WRONG.
+    assert arm["majority_explanations"] == 3
+    assert arm["majority_pct_important"] == pytest.approx(100 * 7 / 36)
+    assert arm["majority_pct_none_important"] == pytest.approx(100 / 3)
+    assert arm["majority_pct_wrong"] == pytest.approx(100 * 7 / 36)
+    assert arm["majority_pct_none_wrong"] == pytest.approx(100 / 3)
+    # Individual: six marked explanations; IMPORTANT shares 2/4, 1/4, 2/2, 1/3, 1/3, 2/3 (sum 37/12), every
+    # one has an IMPORTANT point; WRONG shares 1/4, 1/4, 0, 1/3, 0, 1/3 (sum 7/6), four have a WRONG point.
+    assert arm["explanations"] == 6
+    assert arm["pct_important"] == pytest.approx(100 * 37 / 72)
+    assert arm["pct_none_important"] == pytest.approx(0)
+    assert arm["pct_wrong"] == pytest.approx(100 * 7 / 36)
+    assert arm["pct_none_wrong"] == pytest.approx(100 / 3)
+
+    rows = arm_tables.table5_rows(arm)
+    assert [(r["row"], r["figures"]) for r in rows] == [
+        ("Individual (each coder's marks)", "this session"),
+        ("Individual (each coder's marks)", "paper (Table 5)"),
+        ("Maj. vote", "this session"),
+        ("Maj. vote", "paper (Table 5)"),
+    ]
+    assert rows[2]["% important"] == pytest.approx(100 * 7 / 36) and rows[2]["explanations"] == 3
+    # ARM section 5.4, Table 5, as printed.
+    assert [rows[1][c] for c in ("% important", "% none important", "% wrong", "% none wrong")] == [
+        84.11,
+        5.29,
+        7.52,
+        87.83,
+    ]
+    assert [rows[3][c] for c in ("% important", "% none important", "% wrong", "% none wrong")] == [
+        68.72,
+        24.39,
+        0.56,
+        98.78,
+    ]
+    assert not any(row["metric"].startswith("majority") for row in arm_tables.figure_rows(arm))

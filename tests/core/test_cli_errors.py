@@ -34,7 +34,9 @@ def test_rows_per_generator_are_the_raw_counts(built_db: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     rows = raw.tofueval_rows()
-    typed = [(r["model_name"], {t.strip() for t in r["type"].split(",") if t.strip()}) for r in rows]
+    typed = [
+        (raw.tofueval_generator(r["model_name"]), {t.strip() for t in r["type"].split(",") if t.strip()}) for r in rows
+    ]
     per_cell = Counter((t, model) for model, types in typed for t in types)
     per_group = Counter(model for model, types in typed if types)
     expected = [

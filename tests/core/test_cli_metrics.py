@@ -14,6 +14,8 @@ from sklearn.metrics import cohen_kappa_score
 
 from faithlens import cli, config
 from tests import raw
+from tests.core import storysumm_expected as expected
+from tests.core.storysumm_published import FIELDS, PAPER_TABLE_8
 
 ROOT = Path(__file__).resolve().parents[2]
 KEYS = {
@@ -134,3 +136,18 @@ def test_runs_as_a_module(built_db: Path) -> None:
         cwd=ROOT,
     )
     assert result.returncode == 2 and "no label source 'nope'" in result.stderr
+
+
+def test_tuning_cutpoints_reproduces_the_papers_unieval_val_row(built_db: Path, capsys: pytest.CaptureFixture) -> None:
+    args = [*ARGS, "--sources", "unieval", "--db", str(built_db)]
+    code, out, _ = run([*args, "--tuning", "cutpoints"], capsys)
+    rows = {row["split"]: row for row in json.loads(out)}
+    assert code == 0 and rows["val"]["threshold"] == pytest.approx(
+        expected.thresholds("cutpoints")["unieval"], abs=1e-6
+    )
+    assert all(
+        expected.within_printed(rows["val"][f], p)
+        for f, p in zip(FIELDS, PAPER_TABLE_8[("unieval", "val")], strict=True)
+    )
+    code, out, _ = run(args, capsys)
+    assert json.loads(out)[0]["threshold"] == pytest.approx(expected.thresholds("grid")["unieval"], abs=1e-6)

@@ -32,7 +32,8 @@ def _tofueval_sentences() -> list[dict[str, str]]:
             types = {part.strip() for part in row["type"].split(",") if part.strip()}
             out.append(
                 {
-                    "generator": row["model_name"],
+                    "generator": raw.tofueval_generator(row["model_name"]),
+                    "generator_group": raw.tofueval_group(row["model_name"]),
                     "corpus": corpus,
                     "topic_type": categories[corpus][row["topic"]],
                     "types": types,
@@ -53,7 +54,7 @@ def sentences() -> list[dict]:
     return _tofueval_sentences()
 
 
-@pytest.mark.parametrize("by", ["generator", "topic_type", "corpus"])
+@pytest.mark.parametrize("by", ["generator", "generator_group", "topic_type", "corpus"])
 def test_tofueval_error_types_per_group_match_the_raw_csvs(cur, sentences, by: str) -> None:
     family = errors.find_family(cur, "tofueval", "error_type")
     shown = errors.distribution(cur, "tofueval", family, by)

@@ -21,6 +21,7 @@ from faithlens.filters import Filters
 from faithlens.views import detail as explore_detail
 from faithlens.views import explore
 from faithlens.views.states import DetailState
+from tests import raw as raw_files
 from tests.raw import DATA, fables_books, storysumm_predictions, storysumm_records
 
 TOFU = DATA / "tofueval"
@@ -86,12 +87,19 @@ def test_split_topic_type_generator_and_label_match_the_csvs(cur) -> None:
         for (_, _, model), s in raw.items()
         if s["split"] == "test" and s["topic_type"] == "marginal" and model == "model_A" and "no" in s["labels"]
     )
-    filters = Filters(split="test", topic_type="marginal", generator="model_A", label="unfaithful")
+    slot_a = raw_files.tofueval_generator("model_A")
+    filters = Filters(split="test", topic_type="marginal", generator=slot_a, label="unfaithful")
     assert 0 < count(cur, "tofueval", filters) == expected
     assert filters.caption(expected) == (
-        f"{expected} summaries where split is test, generator is model_A, the topic is marginal "
-        "and gold labels the summary unfaithful"
+        f"{expected} summaries where split is test, generator is slot A (shuffled per topic; raw: model_A), "
+        "the topic is marginal and gold labels the summary unfaithful"
     )
+
+
+def test_the_pooled_slots_filter_is_every_summary_but_model_extras(cur) -> None:
+    raw = tofueval_summaries()
+    filters = Filters(generator=raw_files.TOFUEVAL_SLOTS_POOLED)
+    assert count(cur, "tofueval", filters) == sum(1 for (_, _, model) in raw if model != "Model-Extra")
 
 
 def test_topic_filter_matches_the_csvs(cur) -> None:
@@ -233,7 +241,8 @@ def test_the_list_is_ordered_and_capped_but_keeps_every_id(cur) -> None:
 
 
 def test_neighbours_walk_the_filtered_list_in_order(cur) -> None:
-    ids = explore.list_summaries(cur, "tofueval", Filters(split="test", generator="model_B")).ids
+    slot_b = raw_files.tofueval_generator("model_B")
+    ids = explore.list_summaries(cur, "tofueval", Filters(split="test", generator=slot_b)).ids
     middle = explore.neighbours(ids, ids[1])
     assert (middle.position, middle.total, middle.previous, middle.next) == (2, len(ids), ids[0], ids[2])
     assert explore.neighbours(ids, ids[0]).previous is None

@@ -1,6 +1,8 @@
 """StorySumm's two `claude` models shown as its paper names them (section 2.2, Table 2): Claude-2
-wrote the val summaries, Claude-3 the test ones. Expected counts and ids come from the raw JSON
-(tests/raw.py); the names are the paper's, written out here."""
+wrote the val summaries, Claude-3 the test ones; and TofuEval's model_A..model_E shown as the slots
+they are (the release's README: "the orders of models for all topics are shuffled"), pooled as the
+paper's five models. Expected counts and ids come from the raw files (tests/raw.py); the names are
+the paper's and the README's, written out here."""
 
 from __future__ import annotations
 
@@ -108,4 +110,55 @@ def test_the_rule_is_storysumms_alone(db_copy: Path, tmp_path: Path) -> None:
         assert filter_options(cursor, "mine").generators == ("claude",)
         assert explore.list_summaries(cursor, "mine", Filters(generator="claude")).ids == ("a",)
         assert check_against(Filters(generator="Claude-2"), filter_options(cursor, "mine"))[0].generator is None
+    conn.close()
+
+
+# ---------------------------------------------------------------- TofuEval's shuffled slots
+
+SLOT_A = "slot A (shuffled per topic; raw: model_A)"
+POOLED = "slots A–E pooled (the paper's five models)"
+
+
+def _tofueval_summaries(model: str | None = None) -> set[str]:
+    """Summary ids as FaithLens makes them (document / model / topic), from the raw CSVs."""
+    return {
+        f"{r['doc_id']} / {r['model_name']} / {r['topic']}"
+        for r in raw.tofueval_rows()
+        if model is None or r["model_name"] == model
+    }
+
+
+def test_tofueval_generators_are_offered_pooled_first_then_models_then_slots(cur) -> None:
+    generators = filter_options(cur, "tofueval").generators
+    assert generators == (POOLED, "Model-Extra", *(raw.tofueval_generator(f"model_{x}") for x in "ABCDE"))
+    assert generators[2] == SLOT_A
+
+
+@pytest.mark.parametrize("written", ["model_A", "slot A", "Slot a", SLOT_A])
+def test_an_old_link_naming_model_a_still_opens_slot_a(cur, written: str) -> None:
+    checked, notes = check_against(Filters(generator=written), filter_options(cur, "tofueval"))
+    assert notes == [] and checked.generator == SLOT_A
+    assert set(explore.list_summaries(cur, "tofueval", checked).ids) == _tofueval_summaries("model_A")
+
+
+@pytest.mark.parametrize("written", [POOLED, "pooled", "slots A-E"])
+def test_the_pooled_slots_are_every_summary_but_model_extras(cur, written: str) -> None:
+    checked, notes = check_against(Filters(generator=written), filter_options(cur, "tofueval"))
+    assert notes == [] and checked.generator == POOLED
+    expected = _tofueval_summaries() - _tofueval_summaries("Model-Extra")
+    assert set(explore.list_summaries(cur, "tofueval", checked).ids) == expected
+    assert len(expected) == 1479, "the paper's 1,479 summaries (section 3.3)"
+
+
+def test_slot_names_are_tofuevals_alone(db_copy: Path, tmp_path: Path) -> None:
+    """Another format's model_A is a model: shown and filtered raw, with no pooled group."""
+    path = tmp_path / "mine.jsonl"
+    path.write_text(
+        '{"document_id": "d", "summary_id": "a", "model": "model_A", "sentences": [{"text": "x"}]}\n', encoding="utf-8"
+    )
+    ingest.import_file(db_copy, path, "canonical", "mine")
+    conn = duckdb.connect(str(db_copy), read_only=True)
+    with conn.cursor() as cursor:
+        assert filter_options(cursor, "mine").generators == ("model_A",)
+        assert explore.list_summaries(cursor, "mine", Filters(generator="model_A")).ids == ("a",)
     conn.close()

@@ -155,3 +155,11 @@ def test_mapping_describes_every_value_in_plain_english() -> None:
     assert len(lines) == 6
     assert "partial (partly supported by the source) is left out." in lines
     assert lines[-1].startswith("n/a") and "left out" in lines[-1]
+
+
+def test_cut_points_are_every_midpoint_between_distinct_scores() -> None:
+    assert metrics.cut_points(np.array([0.9, 0.2, 0.5, 0.5])).tolist() == pytest.approx([0.35, 0.7])
+    assert metrics.cut_points(np.array([0.4, 0.4])).tolist() == [0.4], "one distinct score: all at or below it"
+    scores = np.array([0.2, 0.5, 0.5, 0.9])
+    labels = np.array(["unfaithful", "faithful", "faithful", "faithful"], dtype=object)
+    assert metrics.tune_threshold(scores, labels, metrics.cut_points(scores)) == pytest.approx(0.35)

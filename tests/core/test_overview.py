@@ -17,6 +17,8 @@ from faithlens.build import ingest
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.views import overview
 from tests import raw
+from tests.core import storysumm_expected
+from tests.core import storysumm_published as typed
 
 BUNDLED = ("storysumm", "fables", "tofueval")
 FABLES_LABELS = raw.FABLES_LABELS
@@ -74,19 +76,48 @@ def test_storysumm_table_2_per_generator(reports: dict[str, overview.Overview]) 
             assert row[f"# {value}"] == sum(r["label"] == 0 and r["difficulty"] == value for r in items)
 
 
+def test_storysumm_table_2_beside_the_papers_table_2_and_table_6(reports: dict[str, overview.Overview]) -> None:
+    (figure,) = reports["storysumm"].headline.generators
+    beside = figure.beside
+    assert beside.reference.startswith("StorySumm (Subbiah et al., EMNLP 2024), Table 2")
+    ours = storysumm_expected.generator_table()
+    paper_rows = dict(
+        zip(
+            ["Davinci-3", "GPT-3.5", "ChatGPT", "GPT-4", "Claude-2", "Claude-3", "Overall"],
+            typed.PAPER_TABLE_2,
+            strict=True,
+        )
+    )
+    assert [row.paper_row for row in beside.rows] == [*paper_rows, "Gold (Table 6)"]
+    for row in beside.rows[:-1]:
+        key = paper_rows[row.paper_row]
+        for cell, printed, mine in zip(row.compared, typed.PAPER_TABLE_2[key], ours[key], strict=True):
+            assert float(cell.paper.text) == printed and cell.ours == pytest.approx(mine)
+            assert cell.status == ("matches" if storysumm_expected.within_printed(mine, printed) else "differs")
+            if cell.status == "differs":
+                assert "annotator labels alone" in cell.cause and "which ours match" in cell.cause
+        assert row.compared[0].status == "matches", "the summaries per generator are the paper's"
+    gold = beside.rows[-1]
+    assert gold.ours_is == generators.OVERALL and gold.status == "matches"
+    assert [float(c.paper.text) for c in gold.compared] == list(typed.PAPER_TABLE_6_GOLD)
+    assert [c.ours for c in gold.compared] == pytest.approx(list(ours[("Overall", "all")][1:]))
+    assert "differ" in figure.caption and "beside ours below" in figure.caption
+
+
 def test_fables_table_2_per_generator(reports: dict[str, overview.Overview]) -> None:
     labels: dict[str, Counter] = defaultdict(Counter)
     for models in raw.fables_books().values():
         for model, summary in models.items():
             labels[model].update(FABLES_LABELS[c["label"]] for c in summary["claims"].values())
-    (figure,) = reports["fables"].headline.generators
-    assert "claim level" in figure.caption
+    figure, paper_books = reports["fables"].headline.generators
+    assert "claim level" in figure.caption and "all 26 books" in figure.title
+    assert "the paper's 24 books" in paper_books.title
     for model, counter in labels.items():
         row = _row(figure.table, model)
         total = sum(counter.values())
         assert row["labelled"] == total
         for verdict in ("faithful", "unfaithful", "partial", "unverifiable"):
-            assert row[f"% {verdict}"] == _pct(counter[verdict], total)
+            assert row[f"% {verdict}"] == round(100 * counter[verdict] / total, 2), "two decimals, as Table 2"
     # The paper's Table 2 (population std over 26 books) for a model it computes on all books.
     assert (_row(figure.table, "MIXTRAL")["avg # claims"], _row(figure.table, "MIXTRAL")["std # claims"]) == (
         27.5,
@@ -121,15 +152,30 @@ def test_tofueval_table_2_by_generator_corpus_and_topic_type(reports: dict[str, 
     sentences, summaries = _tofueval_raw()
     by_level = {f.key: f for f in reports["tofueval"].headline.generators}
     assert set(by_level) == {"generators_sentence", "generators_summary"}
-    for (model, corpus, topic_type), counter in sentences.items():
-        row = _row(by_level["generators_sentence"].table, model)
-        total = sum(counter.values())
-        assert row[f"{corpus} {topic_type} n"] == total
-        assert row[f"{corpus} {topic_type} % unfaithful"] == _pct(counter["no"], total)
-    for (model, corpus, topic_type), flags in summaries.items():
-        row = _row(by_level["generators_summary"].table, model)
-        assert row[f"{corpus} {topic_type} n"] == len(flags)
-        assert row[f"{corpus} {topic_type} % unfaithful"] == _pct(sum(flags.values()), len(flags))
+    for level, counted in (("sentence", _per_row(sentences)), ("summary", _per_row(summaries))):
+        table = by_level[f"generators_{level}"].table
+        for (name, corpus, topic_type), (unfaithful, total) in counted.items():
+            row = _row(table, name)
+            assert row[f"{corpus} {topic_type} n"] == total, (level, name)
+            assert row[f"{corpus} {topic_type} % unfaithful"] == _pct(unfaithful, total), (level, name)
+        rows = table.column("generator")
+        assert rows[:3] == [raw.TOFUEVAL_SLOTS_POOLED, "Table 2 as printed: Average", "Model-Extra"]
+        assert rows[-5:] == [raw.tofueval_generator(f"model_{x}") for x in "ABCDE"], "slots last, named as slots"
+
+
+def _per_row(counted: dict) -> dict[tuple[str, str, str], tuple[int, int]]:
+    """(row, corpus, topic type) -> (unfaithful, n) for each shown generator, the pooled slots and every
+    generator pooled, from per-(raw model, corpus, topic type) sentence counters or summary flags."""
+    out: dict[tuple[str, str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for (model, corpus, topic_type), found in counted.items():
+        unfaithful, total = (
+            (found["no"], found.total()) if isinstance(found, Counter) else (sum(found.values()), len(found))
+        )
+        every = "every generator pooled (with Model-Extra; not the paper's Average)"
+        for name in {raw.tofueval_generator(model), raw.tofueval_group(model), every}:
+            out[name, corpus, topic_type][0] += unfaithful
+            out[name, corpus, topic_type][1] += total
+    return {key: (u, n) for key, (u, n) in out.items()}
 
 
 def test_label_distribution_per_source_and_level(reports: dict[str, overview.Overview]) -> None:
@@ -248,8 +294,10 @@ def test_overview_page_shows_counts_charts_captions_and_downloads(app_test) -> N
     first = {trace["name"]: trace for trace in charts[0]["data"]}
     assert set(first) == {"faithful", "unfaithful"}
     assert "customdata" in first["faithful"] and "%{customdata[0]" in first["faithful"]["hovertemplate"]
-    assert len(at.get("download_button")) == 3
+    assert len(at.get("download_button")) == 4, "generator table, its comparison with the paper, two distributions"
     assert sum("source 'gold'" in c.value for c in at.caption) >= 1
+    beside = "Beside the paper: StorySumm (Subbiah et al., EMNLP 2024), Table 2"
+    assert any(beside in m.value.replace("\\", "") for m in at.markdown)
 
 
 def test_sidebar_switch_changes_the_overview(app_test) -> None:

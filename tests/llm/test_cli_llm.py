@@ -18,7 +18,8 @@ from tests.llmserver import LLMServer, Reply
 SENTENCE_ID = "1e21553b47944b67bc2cdf67860d8e15#s2"
 SENTENCE = "He finds a mermaid sitting on a rock, but the sky suddenly goes black and time stands still."
 EXPLANATION = "The story says the sky turns dark, not black."
-# Stemmed word edit distance: black -> dark, one substitution.
+# Stemmed word edit distance: black -> dark, one substitution. Both sentences are 20 NLTK tokens (18
+# words, the comma and the full stop), so it is 1/20 on ARM Table 3's normalised scale.
 REWRITE = "He finds a mermaid sitting on a rock, but the sky suddenly goes dark and time stands still."
 POINTS = ["The sky turns dark rather than black."]
 SUMMARY_ID = "1e21553b47944b67bc2cdf67860d8e15"
@@ -71,6 +72,7 @@ def test_rewrite_prints_the_stored_record_then_answers_from_the_cache(server: LL
         "points": POINTS,
         "source": "llm/arm-rewrite-both/gpt-4o",
     }
+    assert record["normalized_edit_distance"] == pytest.approx(1 / 20)
     assert (record["input_tokens"], record["output_tokens"], record["cached"]) == (840, 40, False)
     assert record["cost"] == pytest.approx((840 * per_input + 40 * per_output) / 1_000_000)
     assert REWRITE in record["raw_output"] and POINTS[0] in record["raw_output"]

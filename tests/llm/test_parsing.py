@@ -76,6 +76,25 @@ def test_an_explicit_refusal_is_marked_refused() -> None:
     assert not parse("yes_no", ["The summary is mostly accurate."]).refused
 
 
+@pytest.mark.parametrize(
+    ("reply", "label", "raw"),
+    [
+        ("<answer>Yes</answer>", "faithful", "objective"),
+        ("The claim adds that the dog's prey drive is activated.\n<answer>No</answer>", "unfaithful", "subjective"),
+        ("<answer> **no.** </answer>", "unfaithful", "subjective"),
+    ],
+)
+def test_arms_objectivity_question_flags_a_subjective_claim_as_a_rewrite_is_flagged(
+    reply: str, label: str, raw: str
+) -> None:
+    """ARM Table 2's zero- and few-shot baselines: "Is this claim objective to evaluate?" No is a
+    subjective claim, stored as unfaithful like a rewritten one (r != s)."""
+    parsed = parse("objective_tagged", [reply])
+    assert (parsed.ok, parsed.label, parsed.raw_label) == (True, label, raw)
+    for bad in ("No", "<answer>Maybe</answer>", "<answer>Yes</answer> or rather <answer>No</answer>"):
+        assert not parse("objective_tagged", [bad]).ok
+
+
 def test_the_explanation_is_the_text_beside_the_label() -> None:
     assert parse("yes_no", ["No"]).explanation is None
     assert parse("yes_no", ["No, he sits."]).explanation == "No, he sits."

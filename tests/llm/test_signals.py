@@ -1,11 +1,31 @@
-"""ARM's signals on hand-computed pairs: stemmed word units, word-level Levenshtein, the r != s
-label after whitespace and quote normalisation, and the surface word diff."""
+"""ARM's signals on hand-computed pairs: NLTK's word tokens, stemmed; word-level Levenshtein and its
+0-1 normalisation (Table 3's scale); the r != s label after whitespace and quote normalisation; and
+the surface word diff over the same tokens."""
 
 from __future__ import annotations
 
-import pytest
+import os
+import subprocess
+import sys
+from pathlib import Path
 
-from faithlens.llm.signals import ArmSignals, DiffOp, arm_signals, edit_distance, plain, rewritten, word_diff, words
+import pytest
+from nltk.tokenize import TreebankWordTokenizer
+
+from faithlens.llm.signals import (
+    ArmSignals,
+    DiffOp,
+    arm_signals,
+    edit_distance,
+    normalized_edit_distance,
+    plain,
+    rewritten,
+    stem,
+    word_diff,
+    words,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
 
 ABDUCTED = "The protagonist gets abducted by aliens."
 PULLED = "The protagonist is pulled into the sky by a beam of light."
@@ -14,8 +34,58 @@ PULLED = "The protagonist is pulled into the sky by a beam of light."
 def test_words_are_lowercased_stems_with_punctuation_as_tokens() -> None:
     assert words(ABDUCTED) == ["the", "protagonist", "get", "abduct", "by", "alien", "."]
     assert words("She walked; he walks") == ["she", "walk", ";", "he", "walk"]
-    assert words("  don't   well-known \n") == ["don't", "well-known"]
+    assert words("  don't   well-known \n") == ["do", "n't", "well-known"]
     assert words("") == []
+
+
+CONTRACTIONS = [
+    "He didn't go.",
+    "I can't, won't and shouldn't; they'll say it's Daniel's.",
+    "We'd've gone, y'all.",
+    "She cannot stay and isn't gonna.",
+    "You're right, I'm sure we'd go.",
+]
+
+
+@pytest.mark.parametrize("text", CONTRACTIONS)
+def test_words_split_contractions_as_nltks_treebank_tokenizer_does(text: str) -> None:
+    """Our units are NLTK's Treebank tokens, lowercased and stemmed: same count, same splits."""
+    treebank = TreebankWordTokenizer().tokenize(text)
+    assert len(words(text)) == len(treebank)
+    assert words(text) == [stem(token.lower()) for token in treebank]
+
+
+def test_did_not_for_didnt_is_one_word_edit_as_with_nltk() -> None:
+    # Treebank: did | n't  ->  did | not: one substitution (a whole-word tokenizer would count 2).
+    assert TreebankWordTokenizer().tokenize("didn't") == ["did", "n't"]
+    assert edit_distance("He didn't go.", "He did not go.") == 1
+    assert word_diff("He didn't go.", "He did not go.") == [
+        DiffOp("same", "He did"),
+        DiffOp("delete", "n't"),
+        DiffOp("insert", " not"),
+        DiffOp("same", " go."),
+    ]
+
+
+def test_the_tokenizer_needs_no_nltk_data_and_is_imported_only_when_used(tmp_path: Path) -> None:
+    """A fresh process with an empty NLTK data folder and home: importing signals loads no NLTK,
+    counting words works, and nothing is written (downloaded) anywhere."""
+    data, home = tmp_path / "nltk_data", tmp_path / "home"
+    data.mkdir()
+    home.mkdir()
+    script = (
+        "import sys\n"
+        "from faithlens.llm import signals\n"
+        "assert 'nltk' not in sys.modules, 'signals imported nltk at import time'\n"
+        "print(signals.edit_distance(\"He didn't go.\", 'He did not go.'))\n"
+    )
+    env = {**os.environ, "NLTK_DATA": str(data), "HOME": str(home)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"
+    assert list(data.iterdir()) == [] and list(home.iterdir()) == []
 
 
 def test_figure_one_pair_by_hand() -> None:
@@ -111,9 +181,37 @@ def test_word_diff_of_empty_sides() -> None:
     assert word_diff("Old claim", "") == [DiffOp("delete", "Old claim")]
 
 
+@pytest.mark.parametrize(
+    ("original", "rewrite", "normalised"),
+    [
+        # the protagonist get abduct by alien . (7) -> the protagonist is pull into the sky by a beam
+        # of light . (13): 9 edits (worked above) over the longer list, 13.
+        (ABDUCTED, PULLED, 9 / 13),
+        ("Mary walked home.", "Mary ran home.", 1 / 4),  # mary | walk -> ran | home | .
+        ("Mary walked home.", "Mary walked home alone.", 1 / 5),  # one insertion; the rewrite has 5 words
+        ("Mary walked home.", "Mary home.", 1 / 4),  # one deletion; the original has 4
+        ("He didn't go.", "He did not go.", 1 / 5),  # he did n't go . -> he did not go .
+        ("Mary walked home.", "Mary walks home.", 0.0),  # same stems
+        ("Mary walked home.", "", 1.0),  # nothing kept
+        ("", "", 0.0),
+    ],
+)
+def test_normalised_edit_distance_divides_by_the_longer_word_list(
+    original: str, rewrite: str, normalised: float
+) -> None:
+    assert normalized_edit_distance(original, rewrite) == pytest.approx(normalised)
+
+
 def test_arm_signals_bundle_everything() -> None:
     signals = arm_signals(ABDUCTED, PULLED, ["The story never says aliens.", "It shows a beam of light."])
-    assert signals == ArmSignals(rewritten=True, edit_distance=9, points=2, diff=tuple(word_diff(ABDUCTED, PULLED)))
+    assert signals == ArmSignals(
+        rewritten=True,
+        edit_distance=9,
+        normalized_edit_distance=pytest.approx(9 / 13),
+        points=2,
+        diff=tuple(word_diff(ABDUCTED, PULLED)),
+    )
     unchanged = arm_signals(ABDUCTED, ABDUCTED, None)
     assert (unchanged.rewritten, unchanged.edit_distance, unchanged.points) == (False, 0, None)
+    assert unchanged.normalized_edit_distance == 0.0
     assert arm_signals(ABDUCTED, PULLED, []).points == 0

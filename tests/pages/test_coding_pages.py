@@ -477,6 +477,39 @@ def test_arm_preference_shows_a_and_b_without_saying_which(db, page) -> None:
     assert codes == ["rewrite"] and json.loads(detail)["points"] == ["IMPORTANT", "NEUTRAL"]
 
 
+def test_an_arm_preference_session_shows_table_5s_majority_row_beside_the_individual_and_the_papers(db, page) -> None:
+    summary_id = support.storysumm_ids("val")[0]
+    unit = f"{summary_id}#c0"
+    source = f"llm/{unique('arm')}/model"
+    support.plant_rewrite(db, source, unit, "A rewritten claim that fits the story better.")
+    support.plant_points(db, source, unit, ["Fixes the place.", "Keeps the tone."])
+    made = create(
+        db, "table5", level="claim", mode="arm-preference", codebook="arm-preference", suggestions=source,
+        coders=("ana", "ben", "cai"),
+    )  # fmt: skip
+    for coder, code, marks in (
+        ("ana", "rewrite", ["IMPORTANT", "NEUTRAL"]),
+        ("ben", "rewrite", ["IMPORTANT", "WRONG"]),
+        ("cai", "original", None),
+    ):
+        events.save(db, made, coder, events.Submission(unit, (code,), None, {"points": marks}))
+    at = page(SESSIONS, session=made.name)
+    table5 = frame_with(at, "% none important")
+    columns = ["% important", "% none important", "% wrong", "% none wrong"]
+    rows = {(row["row"], row["figures"]): [row[c] for c in columns] for _, row in table5.iterrows()}
+    # By hand. Individual: ana 1/2 important, 0 wrong; ben 1/2 important, 1/2 wrong. Majority of the three
+    # coders: point 1 IMPORTANT (ana, ben), point 2 none (NEUTRAL 1, WRONG 1; cai marked nothing).
+    assert rows[("Individual (each coder's marks)", "this session")] == [50.0, 0.0, 25.0, 50.0]
+    assert rows[("Maj. vote", "this session")] == [50.0, 0.0, 0.0, 100.0]
+    # ARM section 5.4, Table 5, as printed.
+    assert rows[("Individual (each coder's marks)", "paper (Table 5)")] == [84.11, 5.29, 7.52, 87.83]
+    assert rows[("Maj. vote", "paper (Table 5)")] == [68.72, 24.39, 0.56, 98.78]
+    figures = frame_with(at, "paper")
+    preferred = figures[figures["metric"] == "% rewrite preferred (majority)"].iloc[0]
+    assert (preferred["value"], preferred["paper"]) == (100.0, "76.92 (Table 4)")
+    assert any("majority" in c.value and "82" in c.value for c in at.caption)
+
+
 def test_the_exports_serve_the_sessions_codes(db, db_path, page) -> None:
     made = create(db, "export", sample=3, seed=6, coders=("ana", "ben"), ordering="fixed")
     save_codes(db, made, {"ana": ["faithful", "na", "faithful"], "ben": ["faithful", "unfaithful", "na"]})

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import balanced_accuracy_score
+from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score
 
 from tests import raw
 
@@ -22,7 +22,9 @@ FABLES = "fables-gpt-4-turbo-preview"
 SCORE_SOURCES = ("alignscore-roberta-large", "unieval")
 MAP_PARTIAL = "compare.storysumm.map.partial"
 MAPPING_OPEN = "compare.storysumm.mapping"
-SLIDER = "compare.storysumm.threshold.summary.gold.partial=unfaithful,unverifiable=exclude,ambiguous=exclude.unieval"
+SLIDER = (
+    "compare.storysumm.threshold.summary.gold.partial=unfaithful,unverifiable=exclude,ambiguous=exclude.grid.unieval"
+)
 
 
 @pytest.fixture
@@ -222,3 +224,61 @@ def test_a_dataset_with_only_gold_says_there_is_nothing_to_compare(compare_page,
     at = compare_page(dataset=dataset)
     assert any("nothing to compare" in info.value for info in at.info)
     assert not matrices(at)
+
+
+def _paper_html(at) -> str:
+    """The "Paper's figures" table (`components.paper_html` markup), '' when it is not drawn."""
+    return html.unescape("".join(element.value for element in at.html if 'class="fl-pp"' in element.value))
+
+
+def test_storysumm_says_it_reproduces_the_release_table_and_offers_the_papers(compare_page) -> None:
+    at = compare_page(dataset="storysumm")
+    assert any("release's own results table, figure for figure" in c.value for c in at.caption)
+    toggle = next(t for t in at.toggle if t.label.startswith("Paper's figures"))
+    assert toggle.value is False and not _paper_html(at), "the paper's figures wait for the toggle"
+    toggle.set_value(True).run()
+    shown = _paper_html(at)
+    for name in ("Table 8", "Table 11", "Table 12", "Release notebook"):
+        assert f'"fl-pp-text">{name}<' in shown
+    assert at.query_params["paper"] == "1"
+
+
+def test_the_papers_figures_name_each_difference_and_its_cause(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources=["unieval", "gpt-4-0125-preview/justquestion"], paper="1")
+    shown = _paper_html(at)
+    assert "Tuning by the exhaustive cut-point search gives this row" in shown, "Table 8's UniEval val row"
+    assert "at threshold 0.8306 (20 of 33 val summaries above it)" in shown, "Table 11's UniEval row"
+    assert "No threshold on the released test scores gives Table 8's row" in shown
+    records, gpt4 = raw.storysumm_records(), raw.storysumm_predictions()["gpt-4-0125-preview/justquestion"]
+    faithful = 100 * np.mean([gpt4[i]["label"] == 1 for i in records])
+    assert f"label {faithful:.1f}% of all 96 summaries faithful, where Table 8 prints 71%" in shown
+    kappa = cohen_kappa_score([records[i]["label"] for i in records], [gpt4[i]["label"] for i in records])
+    assert f'title="paper 0.13, ours {kappa:.6g}: differs"' in shown, "Table 8's kappa .13 beside ours, amber"
+
+
+def test_the_cut_point_search_is_a_threshold_search_in_the_url(compare_page) -> None:
+    at = compare_page(dataset="storysumm", sources="unieval")
+    search = next(r for r in at.radio if r.label == "Threshold search")
+    assert search.value == "grid"
+    search.set_value("cutpoints").run()
+    records, unieval = raw.storysumm_records(), raw.storysumm_predictions()["unieval"]
+    val = [i for i, r in records.items() if r["split"] == "val"]
+    distinct = sorted({unieval[i]["probs"] for i in val})
+    cuts = [(a + b) / 2 for a, b in zip(distinct[:-1], distinct[1:], strict=True)]
+    gold = [r["label"] for i, r in records.items() if r["split"] == "val"]
+    baccs = [balanced_accuracy_score(gold, [int(unieval[i]["probs"] > t) for i in val]) for t in cuts]
+    best = cuts[int(np.argmax(baccs))]
+    assert at.query_params["tuning"] == "cutpoints"
+    assert at.slider(key=SLIDER.replace(".grid.", ".cutpoints.")).value == pytest.approx(best)
+    row = table(at).query("Split == 'val'").iloc[0]
+    assert row["Bal. acc. %"] == pytest.approx(100 * max(baccs), abs=0.05) and row["Threshold"] == pytest.approx(
+        best, abs=5e-5
+    )
+    assert any("cut-point search, which reproduces the paper's Table 8 UniEval val row" in c.value for c in at.caption)
+
+
+def test_the_papers_figures_are_storysumms_summary_level(compare_page) -> None:
+    at = compare_page(dataset="storysumm", level="sentence", paper="1")
+    assert not _paper_html(at) and not any(t.label.startswith("Paper's figures") for t in at.toggle)
+    assert any(w.value.replace("\\", "").startswith("paper=") for w in at.warning)
+    assert "paper" not in at.query_params

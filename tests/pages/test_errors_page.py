@@ -171,44 +171,67 @@ def assert_counts_match(shown: Heatmap, grouped: list[tuple[str, dict[str, str]]
             assert cell.pct == one_decimal(100 * expected / tagged[group]), (value, group, expected, tagged[group])
 
 
-def test_tofueval_error_types_per_generator_match_the_raw_files(errors_page) -> None:
+def test_tofueval_defaults_to_topic_types_and_the_gold_tags(errors_page) -> None:
+    """A slot is no model (the release shuffles models per topic), so TofuEval opens on what means
+    something: main against marginal topics, counting the dataset's own tags."""
     at = errors_page(dataset="tofueval")
     assert at.selectbox(key="errors.tofueval.family").value == "error_type@sentence"
-    assert at.selectbox(key="errors.tofueval.by").value == "generator"
+    assert at.selectbox(key="errors.tofueval.by").value == "topic_type"
+    assert at.selectbox(key="errors.tofueval.by").options[:3] == [
+        "topic type (main / marginal)",
+        "corpus",
+        "generator, shuffled slots pooled",
+    ]
     assert dict(at.query_params) == {"dataset": "tofueval"}, "choices the page made itself stay out of the URL"
-    rows = raw.tofueval_rows()
-    assert_counts_match(heatmaps(at)[0], [(row["model_name"], row) for row in rows])
-
-
-def test_tofueval_percent_of_every_sentence(errors_page) -> None:
-    at = errors_page(dataset="tofueval")
-    at.radio(key="errors.tofueval.of").set_value("all").run()
-    clean(at)
-    assert at.query_params["of"] == "all"
-    rows = raw.tofueval_rows()
-    sentences = Counter(row["model_name"] for row in rows)
-    shown = heatmaps(at)[0]
-    for model, n in sentences.items():
-        count = sum(EXTRINSIC in error_types(row) for row in rows if row["model_name"] == model)
-        assert shown.cell(EXTRINSIC, model).pct == one_decimal(100 * count / n), model
-
-
-def test_breaking_down_by_topic_type_rewrites_the_url_and_follows_the_raw_counts(errors_page) -> None:
-    at = errors_page(dataset="tofueval")
-    at.selectbox(key="errors.tofueval.by").set_value("topic_type").run()
-    clean(at)
-    assert dict(at.query_params) == {"dataset": "tofueval", "by": "topic_type"}
     grouped = tofueval_by_topic_type()
     assert len(grouped) == len(raw.tofueval_rows()), "every sentence has a topic type"
     shown = heatmaps(at)[0]
     assert_counts_match(shown, grouped)
+    assert "tagged by gold" in markup(at).replace("&#x27;", "'")
     link = parse_qs(urlsplit(shown.cell(EXTRINSIC, "marginal").href).query)
     assert link == {
         "dataset": ["tofueval"],
         "topic_type": ["marginal"],
         "unit_level": ["sentence"],
         "unit_tags": [f"error_type: {EXTRINSIC}"],
-    }
+        "tagged_by": ["gold"],
+    }, "the link counts the same tag source as the cell"
+
+
+def test_tofueval_per_generator_names_the_slots_and_says_what_they_are(errors_page) -> None:
+    at = errors_page(dataset="tofueval", by="generator")
+    assert at.query_params["by"] == "generator"
+    rows = raw.tofueval_rows()
+    assert_counts_match(heatmaps(at)[0], [(raw.tofueval_generator(row["model_name"]), row) for row in rows])
+    assert "slot A (shuffled per topic; raw: model_A)" in heatmaps(at)[0].columns[1]
+    assert any("shuffles their order per topic" in c.value for c in at.caption), "said beside the breakdown"
+
+
+def test_tofueval_percent_of_every_sentence(errors_page) -> None:
+    at = errors_page(dataset="tofueval", by="generator")
+    at.radio(key="errors.tofueval.of").set_value("all").run()
+    clean(at)
+    assert at.query_params["of"] == "all"
+    rows = raw.tofueval_rows()
+    sentences = Counter(raw.tofueval_generator(row["model_name"]) for row in rows)
+    shown = heatmaps(at)[0]
+    for name, n in sentences.items():
+        count = sum(EXTRINSIC in error_types(row) for row in rows if raw.tofueval_generator(row["model_name"]) == name)
+        assert shown.cell(EXTRINSIC, name).pct == one_decimal(100 * count / n), name
+
+
+def test_model_extra_against_the_pooled_slots_rewrites_the_url_and_follows_the_raw_counts(
+    errors_page, app_test
+) -> None:
+    at = errors_page(dataset="tofueval")
+    at.selectbox(key="errors.tofueval.by").set_value("generator_group").run()
+    clean(at)
+    assert dict(at.query_params) == {"dataset": "tofueval", "by": "generator_group"}
+    shown = heatmaps(at)[0]
+    assert_counts_match(shown, [(raw.tofueval_group(row["model_name"]), row) for row in raw.tofueval_rows()])
+    cell = shown.cell(EXTRINSIC, raw.TOFUEVAL_SLOTS_POOLED)
+    assert parse_qs(urlsplit(cell.href).query)["generator"] == [raw.TOFUEVAL_SLOTS_POOLED]
+    assert explore_count(cell.href, app_test)[0] == cell.count, "Explore's generator filter takes the pooled slots"
 
 
 def explore_count(href: str, app_test) -> tuple[int, str]:

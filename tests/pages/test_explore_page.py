@@ -15,6 +15,7 @@ import pytest
 
 from faithlens import config
 from faithlens.build import ingest
+from tests import raw
 from tests.apptest import clean
 from tests.raw import DATA, FABLES_LABELS, fables_books, storysumm_records, tofueval_rows
 
@@ -331,11 +332,16 @@ def test_a_unit_filter_link_counts_its_units_and_can_be_dropped(app_test) -> Non
     )
     at.run()
     clean(at)
-    assert caption(at).startswith(
-        f"**{len(rows)} sentences of {len(summaries)} summaries where generator is model\\_A and a sentence carries "
-        "error\\_type: Contradiction and gold labels it unfaithful"
-    )
-    opened = at.subheader[0].value.replace("\\", "")  # "model_A · <doc> / model_A / <topic>"
+    assert (
+        caption(at)
+        .replace("\\", "")
+        .startswith(
+            f"**{len(rows)} sentences of {len(summaries)} summaries where generator is slot A (shuffled per topic; "
+            "raw: model_A) and a sentence carries error_type: Contradiction and gold labels it unfaithful"
+        )
+    ), "an old link's raw model_A opens its slot, named as a slot"
+    assert any("shuffles their order per topic" in c.value for c in at.caption), "the slot note beside the caption"
+    opened = at.subheader[0].value.replace("\\", "")  # "slot A (...) · <doc> / model_A / <topic>"
     doc, model, topic = next(
         (r["doc_id"], r["model_name"], r["topic"])
         for r in rows
@@ -350,7 +356,8 @@ def test_a_unit_filter_link_counts_its_units_and_can_be_dropped(app_test) -> Non
     assert box.value and "Contradiction" in box.label
     box.uncheck().run()
     clean(at)
-    assert "unit_tags" not in at.query_params and at.query_params["generator"] == "model_A"
+    assert "unit_tags" not in at.query_params
+    assert at.query_params["generator"] == raw.tofueval_generator("model_A"), "the URL says the slot as shown"
     assert caption(at).startswith("**")
     assert "sentences of" not in caption(at)
 

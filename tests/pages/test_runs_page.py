@@ -18,8 +18,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from components.markdown import md_escape
 from faithlens import config, store
-from faithlens.llm.runs import log
-from faithlens.llm.runs.spec import RunSpec
+from faithlens.filters import Filters
+from faithlens.llm.runs import engine, log
+from faithlens.llm.runs.spec import RunSpec, Selection
+from faithlens.views import arm_tables
 from tests import raw
 from tests.apptest import clean
 from tests.llmserver import LLMServer, Reply
@@ -243,3 +245,38 @@ def test_cancel_stops_the_run_and_resume_finishes_it(runs_page, script, llm) -> 
     at.button(key=f"runs.{DATASET}.resume.1").click().run()
     assert finish(at).startswith(f"**State:** finished: {len(ids)} done, 0 failed of {len(ids)}")
     assert sum(script.asked.values()) == len(ids), "the resume asked only for what was missing"
+
+
+def _rewrite_even_sentences(request) -> str:
+    """ARM's rewrite prompt ends with the sentence: an even-length one gets " Indeed." added, others stay."""
+    sentence = request.last_user_text().rsplit("Sentence: ", 1)[1].strip()
+    return f"<answer>{sentence} Indeed.</answer>" if len(sentence) % 2 == 0 else f"<answer>{sentence}</answer>"
+
+
+def test_table_2_baselines_are_offered_and_an_arm_run_shows_table_3s_figures(runs_page, db_copy, llm) -> None:
+    at = runs_page()
+    at.selectbox(key=f"{NEW}.level").set_value("sentence").run()
+    offered = set(at.selectbox(key=f"{NEW}.method.sentence").options)
+    assert {"ARM Table 2 baseline: zero-shot", "ARM Table 2 baseline: few-shot"} <= offered
+    assert "ARM Table 2 baseline: self-consistency (3 CoT draws, majority)" in offered
+
+    llm.responder = _rewrite_even_sentences
+    conn = store.connect(db_copy)
+    wanted = RunSpec(DATASET, "sentence", "arm-rewrite", "openai", MODEL, variant="both", base_url=llm.openai_base_url)
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")))
+    with conn.cursor() as cur:
+        engine.Runner(conn, log.load(cur, run_id)).execute()
+        units = log.load(cur, run_id).units
+        texts = [
+            row[0] for row in cur.execute("SELECT text FROM unit WHERE list_contains(?, unit_id)", [units]).fetchall()
+        ]
+        figures = arm_tables.run_figures(cur, run_id)
+    conn.close()
+    even = sum(len(text.strip()) % 2 == 0 for text in texts)
+    at = runs_page(run=str(run_id))
+    assert metric(at, "# Rewrites (r ≠ s)") == f"{even} of {len(units)}"
+    assert metric(at, "Avg. edit distance") == f"{figures.avg_edit_distance:.2f}"
+    assert metric(at, "Avg. word edits") == "2.00", "' Indeed.' adds two tokens: indeed and ."
+    caption = next(c.value for c in at.caption if "Table 3" in c.value)
+    assert "GPT\\-4 both: 203 rewrites of StorySumm's 568 sentences, average edit distance 0\\.22" in caption
+    assert "divided by the longer word list" in caption
