@@ -24,10 +24,8 @@ import duckdb
 from faithlens.analysis import published
 from faithlens.analysis.beside import Beside, BesideRow
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table
-from faithlens.analysis.generator_names import generator_sql
+from faithlens.analysis.generator_names import NO_MODEL, OVERALL, generator_sql
 
-OVERALL = "Overall"
-NO_MODEL = "(no model named)"
 DECLINED = "not possible to merge"
 """The sentence of a summary that declines to merge its chunk summaries (matched case-insensitively)."""
 VERDICTS = ("faithful", "unfaithful", "partial", "unverifiable")
@@ -60,12 +58,13 @@ class Declined:
 class Summary:
     generator: str
     summary_id: str
+    book: str
     claims: int
     verdicts: Counter
 
 
 _SUMMARIES = f"""
-SELECT coalesce({generator_sql("s")}, ?) AS generator, s.summary_id,
+SELECT coalesce({generator_sql("s")}, ?) AS generator, s.summary_id, s.document_id,
        count(u.unit_id) AS claims, list(l.value::VARCHAR) FILTER (l.value IS NOT NULL) AS verdicts
 FROM summary s
 LEFT JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'claim'
@@ -77,7 +76,7 @@ GROUP BY ALL
 
 def _summaries(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[Summary]:
     rows = cur.execute(_SUMMARIES, [NO_MODEL, dataset]).fetchall()
-    return [Summary(g, sid, claims, Counter(verdicts or [])) for g, sid, claims, verdicts in rows]
+    return [Summary(g, sid, book, claims, Counter(verdicts or [])) for g, sid, book, claims, verdicts in rows]
 
 
 def declined_merges(
@@ -174,13 +173,17 @@ def fables_generators(cur: duckdb.DuckDBPyConnection, dataset: str, source_phras
     return figures
 
 
+def _books(summaries: list[Summary]) -> int:
+    return len({s.book for s in summaries})
+
+
 def _and(names: list[str]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else "".join(names)
 
 
 def _all_books(summaries: list[Summary], declined: tuple[Declined, ...], source_phrase: str) -> BarFigure:
     bars, table, ours = _view(summaries, set())
-    books = _and([d.book for d in declined])
+    books, n_books = _and([d.book for d in declined]), _books(summaries)
     causes = {
         d.generator: (
             f"the paper counts {d.generator}'s verdicts over the books where it did not decline to merge its chunk "
@@ -190,7 +193,7 @@ def _all_books(summaries: list[Summary], declined: tuple[Declined, ...], source_
     }
     return BarFigure(
         key="generators_claim",
-        title="FABLES Table 2: claim verdicts per generator, all 26 books",
+        title=f"FABLES Table 2: claim verdicts per generator, all {n_books} books",
         caption=(
             f"{source_phrase}, claim level: % of labelled claims per generator and verdict, every released summary "
             "counted; avg/std (population) of claims per summary. The paper computes CLAUDE-3-OPUS's shares over "
@@ -219,7 +222,10 @@ def _paper_books(summaries: list[Summary], declined: tuple[Declined, ...], sourc
     )
     return BarFigure(
         key="generators_claim_paper_books",
-        title=f"FABLES Table 2, the paper's 24 books: {', '.join(generators)} without the books it declined to merge",
+        title=(
+            f"FABLES Table 2, the paper's {_books(summaries) - len({d.book for d in declined})} books: {', '.join(generators)} "
+            "without the books it declined to merge"
+        ),
         caption=(
             f"{source_phrase}, claim level: as the all-books view, but {', '.join(generators)}'s verdict shares "
             f"leave out {books}, as the paper's Table 2 does (caption, footnote 11, Table 24); claims per summary "

@@ -27,6 +27,11 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+NO_MODEL = "(no model named)"
+"""The generator of summaries that name no model."""
+OVERALL = "Overall"
+"""The row that pools every generator."""
+
 
 @dataclass(frozen=True)
 class PaperName:

@@ -17,11 +17,9 @@ from collections import defaultdict
 import duckdb
 
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table, round1
-from faithlens.analysis.generator_names import generator_sql
+from faithlens.analysis.generator_names import NO_MODEL, OVERALL, generator_sql
 from faithlens.vocab import GOLD, LEVELS, VERDICTS, Level
 
-NO_MODEL = "(no model named)"
-OVERALL = "Overall"
 _GENERATOR = generator_sql("s")
 
 

@@ -15,11 +15,10 @@ from __future__ import annotations
 from faithlens.analysis import published
 from faithlens.analysis.beside import Beside, BesideRow
 from faithlens.analysis.figures import Table
-from faithlens.analysis.generator_names import PAPER_NAMES
+from faithlens.analysis.generator_names import OVERALL, PAPER_NAMES
 from faithlens.analysis.published import MATCHES, Compared
 
 PAPER = "storysumm"
-OVERALL = "Overall"
 SHOWN = {"summaries": "summaries", "pct_faithful": "% faithful", "easy": "# easy", "hard": "# hard"}
 """Table 2's column keys -> the Overview table's columns (and their headings beside the paper)."""
 GOLD_ROW = "Gold (Table 6)"

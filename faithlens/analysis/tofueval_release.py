@@ -24,13 +24,12 @@ from dataclasses import dataclass
 import duckdb
 
 from faithlens.analysis import published
-from faithlens.analysis.generator_names import SHUFFLED_SLOTS, SLOTS_POOLED, generator_sql, group_of
+from faithlens.analysis.generator_names import NO_MODEL, SHUFFLED_SLOTS, SLOTS_POOLED, generator_sql, group_of
 from faithlens.vocab import GOLD
 
 CORPORA = ("mediasum", "meetingbank")
 TOPIC_TYPES = ("main", "marginal")
 LEVELS = ("sentence", "summary")
-NO_MODEL = "(no model named)"
 
 
 @dataclass(frozen=True)

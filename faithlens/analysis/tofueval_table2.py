@@ -17,10 +17,9 @@ from faithlens.analysis import published, tofueval_evidence
 from faithlens.analysis import tofueval_release as release
 from faithlens.analysis.beside import Beside, BesideRow
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, Table, round1
-from faithlens.analysis.generator_names import SLOT_NOTE, SLOTS_POOLED, display_order, is_slot
+from faithlens.analysis.generator_names import OVERALL, SLOT_NOTE, SLOTS_POOLED, display_order, is_slot
 from faithlens.analysis.tofueval_release import CORPORA, TOPIC_TYPES, Tally
 
-OVERALL = "Overall"
 PRINTED_AVERAGE = "Table 2 as printed: Average"
 NAMES = {"mediasum": "MediaSum", "meetingbank": "MeetingBank"}
 
