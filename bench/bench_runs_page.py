@@ -58,7 +58,8 @@ def _after_a_write(at) -> None:
 def _measure(db_path: Path, server: LLMServer, latency: list[float]) -> tuple[float, int, int]:
     import streamlit as st
 
-    from components import runs_data, shell
+    from components import shell
+    from components.runs import data as runs_data
 
     at = _page(db_path)
     root, registry = shell.root_connection(str(db_path)), runs_data.jobs()

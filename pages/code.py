@@ -2,7 +2,7 @@
 
 The URL says the session, the coder (a join link from the Sessions page carries both) and the unit when
 the coder moved away from where they resume (`faithlens.views.states.CodeState`). The coding itself is
-`faithlens.coding` (sessions, modes, events); the panel is `components/coding_code.py`. A blind session
+`faithlens.coding` (sessions, modes, events); the panel is `components/coding/code.py`. A blind session
 shows no gold label, no other coder's code and no LLM label anywhere on this page.
 """
 
@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_code, coding_data, coding_join, shell, urlstate
+from components import shell, urlstate
+from components.coding import code as coding_code
+from components.coding import data as coding_data
+from components.coding import join as coding_join
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import modes

@@ -6,8 +6,8 @@ mapping, topics, tuning, thresholds, paper, view, pair, dsplit, cell). For Story
 which table it reproduces and, on request, puts the paper's figures beside ours (`compare_paper`). The numbers come from
 `faithlens.views.compare`, the same core as `python -m faithlens metrics`; each compared source is
 computed (and cached) on its own, so moving one score source's threshold slider recomputes only that
-source. Cached reads live in `components/compare_data.py`, controls in `compare_controls.py` and the
-sections below them in `compare_sections.py`.
+source. Cached reads live in `components/compare/data.py`, controls in `controls.py` and the
+sections below them in `sections.py`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import compare_controls, compare_data, compare_paper, compare_sections, shell, urlstate
+from components import shell, urlstate
+from components.compare import controls as compare_controls
+from components.compare import data as compare_data
+from components.compare import paper as compare_paper
+from components.compare import sections as compare_sections
 from faithlens.views.compare import ALL
 from faithlens.views.states import CompareState
 

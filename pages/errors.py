@@ -4,14 +4,17 @@ values share a unit, and which sources recall which value; every count opens its
 
 Every choice lives in the URL (`faithlens.views.states.ErrorsState`). The numbers come from
 `faithlens.views.errors`, the same core as `python -m faithlens errors`; controls are in
-`components/errors_controls.py`, sections in `components/errors_sections.py`.
+`components/errors/controls.py`, sections in `components/errors/sections.py`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components import errors_controls, errors_data, errors_sections, shell, urlstate
+from components import shell, urlstate
+from components.errors import controls as errors_controls
+from components.errors import data as errors_data
+from components.errors import sections as errors_sections
 
 ctx = shell.page_setup(urlstate.ERRORS)
 

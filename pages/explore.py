@@ -2,7 +2,7 @@
 
 Every choice lives in the URL (`?dataset=&summary=&source=&sentence=&unit=` plus the filters), so
 a shared link reopens the same view (`faithlens.views.states.ExploreState`, bound by
-`components/urlstate.py`). The queries live in `faithlens.views`; rendering in `components/explore_*.py`.
+`components/urlstate.py`). The queries live in `faithlens.views`; rendering in `components/explore/`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,10 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import explore_detail, explore_filters, explore_list, shell, urlstate
+from components import shell, unit_sets, urlstate
+from components.explore import detail as explore_detail
+from components.explore import filters as explore_filters
+from components.explore import list as explore_list
 from components.markdown import md_escape
 from faithlens import filter_options, querystate
 from faithlens.views import explore
@@ -25,7 +28,7 @@ def main() -> None:
         st.stop()
     st.title(f"Explore: {md_escape(ctx.dataset)}")
     state, notes = urlstate.read(urlstate.EXPLORE, ctx.dataset)
-    options = explore_filters.load_options(ctx.db_path, ctx.version, ctx.dataset)
+    options = unit_sets.load_options(ctx.db_path, ctx.version, ctx.dataset)
     from_url, filter_notes = filter_options.check_against(state.filters, options)
     notes += filter_notes
     warnings = st.container()

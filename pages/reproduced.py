@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import reproduced_sections, shell, urlstate
+from components import shell, urlstate
 from components.markdown import md_escape
+from components.reproduced import sections as reproduced_sections
 
 ctx = shell.page_setup(urlstate.REPRODUCED)
 

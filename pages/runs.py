@@ -3,7 +3,7 @@ starts, live progress, failures, Resume and Retry, and self-agreement across rep
 
 The URL says the dataset, the run shown and an Explore filter carried over by Explore's "Run a method on
 the filtered set" (`faithlens.views.states.RunsState`). Runs work on threads of this server process
-(`components/runs_data.jobs`), so they survive page switches; the work is `faithlens.llm.runs`.
+(`components/runs/data.jobs`), so they survive page switches; the work is `faithlens.llm.runs`.
 """
 
 from __future__ import annotations
@@ -12,8 +12,11 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import explore_filters, runs_data, runs_detail, runs_form, shell, urlstate
+from components import shell, unit_sets, urlstate
 from components.markdown import md_escape
+from components.runs import data as runs_data
+from components.runs import detail as runs_detail
+from components.runs import form as runs_form
 from faithlens import querystate
 from faithlens.filters import Filters
 from faithlens.views.states import RunsState
@@ -32,7 +35,7 @@ def main() -> None:
     )
     state, notes = urlstate.read(urlstate.RUNS, ctx.dataset)
     warnings = st.container()
-    explore_filter = explore_filters.carried(ctx, state.filters, notes)
+    explore_filter = unit_sets.carried(ctx, state.filters, notes)
     version, found, alive = runs_data.settled(ctx)
     now = replace(ctx, version=version)
     form, listing = st.columns([5, 7], gap="large")

@@ -5,14 +5,18 @@ New session form; and the codebooks (view, edit, load from a file).
 The URL says the section, the open session, the codebook shown, the coder pair of the confusion matrix
 and an Explore filter carried over by Explore's "Code the filtered set" link, offered as the new session's
 unit set (`faithlens.views.states.SessionsState`). The work is `faithlens.coding`; rendering is
-`components/coding_*.py`.
+`components/coding/`.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_codebooks, coding_data, coding_new, coding_sessions, explore_filters, shell, urlstate
+from components import shell, unit_sets, urlstate
+from components.coding import codebooks as coding_codebooks
+from components.coding import data as coding_data
+from components.coding import new as coding_new
+from components.coding import sessions as coding_sessions
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.filters import Filters
@@ -49,7 +53,7 @@ def main() -> None:
     )
     state, notes = urlstate.read(urlstate.SESSIONS, ctx.dataset)
     warnings = st.container()
-    explore_filter = explore_filters.carried(ctx, state.filters, notes)
+    explore_filter = unit_sets.carried(ctx, state.filters, notes)
     view_key = urlstate.key(urlstate.SESSIONS, ctx.dataset, "view")
     view = st.radio(
         "Section",

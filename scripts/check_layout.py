@@ -3,6 +3,8 @@
 - Layers: a module of `faithlens/` imports only from its own layer or lower ones (LAYERS).
 - Boundaries: `st.query_params` only in the shell and the URL-state module; no transaction, write
   or cache clearing in `pages/` or `components/` (core functions own writes and bump the version).
+- Components: a page's group (`components/<page>/`) imports only its own group and the shared
+  top-level components; a shared component imports no group.
 - Size: no source file over MAX_FILE_LINES lines, no function over MAX_FUNCTION_LINES lines.
 
 Prints one line per breach (file:line: what) and exits 1 when there is any.
@@ -79,6 +81,25 @@ def _layer_breaches(rel: str, tree: ast.AST) -> list[str]:
     ]
 
 
+def _group_of(module: str) -> str | None:
+    """`components.<group>[.<module>]` -> the group; None for a shared component or anything else."""
+    parts = module.split(".")
+    grouped = parts[0] == "components" and len(parts) > 1 and (ROOT / "components" / parts[1]).is_dir()
+    return parts[1] if grouped else None
+
+
+def _component_breaches(rel: str, tree: ast.AST) -> list[str]:
+    if not rel.startswith("components/"):
+        return []
+    own = _group_of(rel.removesuffix(".py").replace("/", "."))
+    named = [(line, name) for line, name in _imports(tree) if name.startswith("components.")]
+    return [
+        f"{rel}:{line}: imports {name}, another page's component; move what both need to a shared component"
+        for line, name in named
+        if _group_of(name) not in (None, own)
+    ]
+
+
 def _size_breaches(rel: str, text: str, tree: ast.AST) -> list[str]:
     breaches = []
     lines = text.count("\n")
@@ -111,7 +132,8 @@ def main() -> int:
         rel = path.relative_to(ROOT).as_posix()
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text, filename=rel)
-        breaches += _layer_breaches(rel, tree) + _size_breaches(rel, text, tree) + _ui_breaches(rel, text)
+        breaches += _layer_breaches(rel, tree) + _component_breaches(rel, tree)
+        breaches += _size_breaches(rel, text, tree) + _ui_breaches(rel, text)
     for breach in breaches:
         print(breach)
     return 1 if breaches else 0

@@ -22,7 +22,7 @@ import yaml
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
-from components import coding_sessions
+from components.coding import sessions as coding_sessions
 from faithlens import config
 from faithlens.coding import events, sessions
 from tests import raw

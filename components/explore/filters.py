@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import shell, urlstate
+from components import urlstate
 from components.markdown import md_escape
-from faithlens import filter_options
 from faithlens.analysis.generator_names import slot_note
 from faithlens.filter_options import FilterOptions
 from faithlens.filters import MATCH_MODES, NO_LABEL, Filters
@@ -45,24 +44,6 @@ HELP = {
     "a custom codebook's codes): summaries carrying any (or all) of those chosen.",
 }
 """The help of the any-of / all-of multiselects."""
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def load_options(db_path: str, version: str, dataset: str) -> FilterOptions:
-    """The values each filter can take in `dataset`, cached per data version."""
-    with shell.root_connection(db_path).cursor() as cur:
-        return filter_options.filter_options(cur, dataset)
-
-
-def carried(ctx: shell.PageContext, wanted: Filters, notes: list[str]) -> Filters | None:
-    """An Explore filter a link carried to another page (Runs, Sessions), checked against the dataset;
-    None when it narrows nothing. What the dataset lacks is dropped with a note."""
-    if wanted == Filters():
-        return None
-    options = load_options(ctx.db_path, ctx.version, ctx.dataset)
-    checked, dropped = filter_options.check_against(wanted, options)
-    notes += dropped
-    return checked if checked.clauses() else None
 
 
 def _key(dataset: str, name: str) -> str:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from components import coding_data, shell, urlstate
+from components import shell, urlstate
+from components.coding import data as coding_data
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import codebook, library

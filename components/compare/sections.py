@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import compare_data, confusion, urlstate
-from components.compare_controls import Selection, key, start_value, unless
+from components import confusion, urlstate
+from components.compare import data as compare_data
+from components.compare.controls import Selection, key, start_value, unless
 from components.markdown import md_escape
 from components.shell import PageContext
 from faithlens.views.compare import ALL, CompareResult, PairResult

@@ -10,7 +10,10 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from components import coding_adjudicate, coding_data, coding_report, row_picker, shell, urlstate
+from components import row_picker, shell, urlstate
+from components.coding import adjudicate as coding_adjudicate
+from components.coding import data as coding_data
+from components.coding import report as coding_report
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import exchange, modes, sessions

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import runs_data
 from components.markdown import md_escape
+from components.runs import data as runs_data
 from faithlens.llm.runs import engine, log
 from faithlens.views import runs
 from faithlens.views.runs import Progress

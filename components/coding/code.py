@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_controls, coding_data, coding_view, shell, urlstate
+from components import shell, urlstate
+from components.coding import controls as coding_controls
+from components.coding import data as coding_data
+from components.coding import view as coding_view
 from components.markdown import md_escape
 from faithlens.coding import events, modes, sessions
 from faithlens.errors import FaithLensError

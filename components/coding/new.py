@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_data, shell, unit_sets, urlstate
+from components import shell, unit_sets, urlstate
+from components.coding import data as coding_data
 from components.markdown import md_escape
 from faithlens.coding import modes, sessions
 from faithlens.coding.codebook import Codebook

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from components import compare_data, confusion, urlstate
+from components import confusion, urlstate
+from components.compare import data as compare_data
 from components.markdown import md_escape
 from components.shell import PageContext
 from faithlens.analysis import mapping

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import llm_panel, runs_data, shell, unit_sets, urlstate
+from components import llm_panel, shell, unit_sets, urlstate
 from components.markdown import md_escape
+from components.runs import data as runs_data
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm import methods

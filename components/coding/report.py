@@ -8,7 +8,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, coding_data, shell, urlstate
+from components import charts, shell, urlstate
+from components.coding import data as coding_data
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import agreement, sessions

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import compare_data, paper_html, urlstate
-from components.compare_controls import Selection, key
+from components import paper_html, urlstate
+from components.compare import data as compare_data
+from components.compare.controls import Selection, key
 from components.shell import PageContext
 from faithlens.analysis.thresholds import CUT_POINTS
 from faithlens.querystate import ignored

@@ -7,7 +7,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import explore_ask, explore_verdicts, highlight, shell, urlstate
+from components import highlight, shell, urlstate
+from components.explore import ask as explore_ask
+from components.explore import verdicts as explore_verdicts
 from components.markdown import md_escape, md_with_code
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap

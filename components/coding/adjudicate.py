@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import coding_data, shell, urlstate
+from components import shell, urlstate
+from components.coding import data as coding_data
 from components.markdown import md_escape
 from faithlens.coding import report, sessions
 from faithlens.coding.codebook import Codebook

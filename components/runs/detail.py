@@ -6,8 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import row_picker, runs_data, runs_live, shell, urlstate
+from components import row_picker, shell, urlstate
 from components.markdown import md_escape
+from components.runs import data as runs_data
+from components.runs import live as runs_live
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm.runs import log, stability

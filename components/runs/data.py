@@ -96,19 +96,6 @@ def sample_target(db_path: str, version: str, dataset: str, level: str) -> Targe
         return runs.sample_target(cur, dataset, level)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def splits(db_path: str, version: str, dataset: str) -> tuple[str, ...]:
-    with shell.root_connection(db_path).cursor() as cur:
-        return runs.splits(cur, dataset)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def claim_sets(db_path: str, version: str, dataset: str) -> list[tuple[str | None, int]]:
-    """(claim set, claims): None for the dataset's own claims, else the source that extracted them."""
-    with shell.root_connection(db_path).cursor() as cur:
-        return spec.claim_sets(cur, dataset)
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def units_in_words(db_path: str, version: str, dataset: str, level: str, selection: spec.Selection) -> tuple[int, str]:
     """How many units a selection holds, and the set in words."""

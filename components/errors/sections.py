@@ -7,8 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import charts, errors_data, shell, urlstate
-from components.errors_tables import Cell, heatmap_html
+from components import charts, shell, urlstate
+from components.errors import data as errors_data
+from components.errors.tables import Cell, heatmap_html
 from components.markdown import md_escape
 from faithlens.analysis.figures import Table
 from faithlens.analysis.tag_stats import Family

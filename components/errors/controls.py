@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 
 import streamlit as st
 
-from components import errors_data, shell, urlstate
+from components import shell, urlstate
+from components.errors import data as errors_data
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.analysis.tag_stats import ANY_SOURCE, Family
