@@ -25,13 +25,16 @@ ingest: $(VENV)/.runtime
 bytecode: $(VENV)/.runtime
 	$(PY) -m compileall -q faithlens components
 
+# `local` mode (no sign-in) serves loopback only: HOST=0.0.0.0 needs FAITHLENS_AUTH=oidc or links, or FAITHLENS_MODE=demo.
 run: ingest bytecode
+	$(PY) -m faithlens.access check-listen '$(HOST)'
 	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
 
 # One of several servers sharing a team store: `make run-team EVENTS_URL=postgresql://... [PORT=8502 DB=...]`.
 # Each server keeps its own DuckDB file (DB) as a replica; the store holds codes, sessions and LLM results.
 run-team: $(VENV)/.runtime bytecode
 	@test -n "$(EVENTS_URL)" || { echo "make run-team needs EVENTS_URL=postgresql://user@host:port/db" >&2; exit 2; }
+	$(PY) -m faithlens.access check-listen '$(HOST)'
 	export FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL='$(EVENTS_URL)'; \
 		$(PY) -m faithlens ingest --if-stale && \
 		$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)

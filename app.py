@@ -38,8 +38,13 @@ def show_headline(report: overview.Headline) -> None:
         ("Claims", counts.claims),
         ("Labels", counts.labels),
     )
+    if counts.extracted:
+        cells = (*cells[:5], ("Extracted claims", counts.extracted_claims), cells[5])
     for column, (label, value) in zip(st.columns(len(cells)), cells, strict=True):
         column.metric(label, f"{value:,}")
+    if counts.extracted:
+        sets = "; ".join(claim_set.counted() for claim_set in counts.extracted)
+        st.caption(md_escape(f"Claims: the dataset's own. Extracted claims, a model's, counted apart: {sets}."))
     if report.missing:
         st.info("\n".join(f"- {md_escape(note)}" for note in report.missing), icon=":material/info:")
 

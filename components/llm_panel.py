@@ -7,6 +7,8 @@ stores the answer and its label event, and returns what to show. Model text is s
 
 from __future__ import annotations
 
+import dataclasses
+
 import streamlit as st
 
 from components import highlight
@@ -19,6 +21,14 @@ from faithlens.views.diff import diff_html
 
 DEFAULT_MODELS = {"openai": "gpt-4o", "anthropic": "claude-3-5-sonnet-20241022"}
 _ANSWERS = "llm.answers"
+_ASKED = "llm.asked"
+ITEMS = {
+    "storysumm-inconsistencies": "Suggested inconsistencies (StorySumm B.2): a hybrid coding session shows them "
+    "from the source {source} (Sessions, New session, mode hybrid)",
+    "fables-extract-claims": "Claims extracted (FABLES): stored as a claim set of this summary, named by {source}; "
+    "Runs can ask a method about its claims",
+}
+"""What an extraction's items are and where they go next, by method."""
 VARIANT_TITLES = {
     "": "as published (sent to GPT-4 and Mixtral)",
     "claude": "with the line the paper adds for Claude",
@@ -40,17 +50,24 @@ def provider_controls(key: str) -> tuple[str, str, str | None]:
     return provider, model, base_url or None
 
 
-def _template_caption(method: methods.Method, variant: str, level: str) -> str:
+def _prompt_words(name: str) -> str:
+    template = prompts.load(name)
+    origin = "**ours**" if template.ours else f"{template.paper}, {template.where}"
+    return f"`{template.name}@{template.version}` ({md_with_code(origin)})"
+
+
+def template_caption(method: methods.Method, variant: str, level: str) -> str:
+    """The prompt files a request with these settings really sends, each with where its wording comes from."""
     names = method.template_names(variant, level)
-    parts = []
-    for name in names:
-        template = prompts.load(name)
-        origin = "**ours**" if template.ours else f"{template.paper}, {template.where}"
-        parts.append(f"`{template.name}@{template.version}` ({md_with_code(origin)})")
-    drawn = (
-        f", sent {method.draws} times (self-consistency draws; the label is their majority)" if method.draws > 1 else ""
+    sent = "; ".join(_prompt_words(name) for name in names)
+    if len(names) > 1:
+        sent += ", both sent and their items concatenated" if len(names) == 2 else f", all {len(names)} sent"
+    if method.draws > 1:
+        sent += f", sent {method.draws} times (self-consistency draws; the label is their majority)"
+    after = "".join(
+        f"; then {_prompt_words(name)} splits the explanation into points when r ≠ s" for name in method.follow_ups()
     )
-    return "Prompt: " + "; ".join(parts) + drawn
+    return ("Prompts: " if len(names) > 1 else "Prompt: ") + sent + after
 
 
 def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple[methods.Method, str, str] | None:
@@ -72,7 +89,7 @@ def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple
             format_func=lambda name: methods.METHODS[name].title,
         )
     )
-    variant = ""
+    variant = method.variants[0]
     if len(method.variants) > 1:
         variant = st.selectbox(
             "Prompt variant",
@@ -90,7 +107,7 @@ def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple
         for setting, why in reasons.items():
             if why:
                 st.caption(md_escape(f"Not offered: {methods.EVIDENCE_TITLES[setting]}, because {why}"))
-    st.caption(_template_caption(method, variant or method.variants[0], target.level))
+    st.caption(template_caption(method, variant, target.level))
     return method, variant, evidence
 
 
@@ -103,6 +120,7 @@ def run(conn, target: Target, what: ask.Ask, key: str) -> Answer | None:
         received.append(piece)
         box.text("".join(received))
 
+    st.session_state.setdefault(_ASKED, {})[key] = what
     try:
         answer = ask.ask(conn, target, what, on_text=on_text)
     except providers.ProviderError as exc:
@@ -119,7 +137,7 @@ def last_answer(key: str) -> Answer | None:
     return st.session_state.get(_ANSWERS, {}).get(key)
 
 
-def show_answer(answer: Answer) -> None:
+def show_answer(answer: Answer, key: str) -> None:
     """The parsed label, the rewrite's diff and ARM signals, the explanation, and the provenance."""
     origin = "from cache (no call made)" if answer.cached else "new answer"
     st.caption(md_escape(f"{answer.source} · {origin}"))
@@ -138,11 +156,10 @@ def show_answer(answer: Answer) -> None:
     if answer.explanation:
         st.caption("Explanation")
         st.text(answer.explanation)
-    if answer.points:
-        st.caption("Explanation points (ARM A.3)")
-        st.text("\n".join(f"• {point}" for point in answer.points))
+    if answer.rewrite is not None and answer.status == "ok":
+        _points(answer, key)
     if answer.items and answer.rewrite is None:
-        st.caption("Items")
+        st.caption(md_escape(ITEMS.get(answer.method, "Items").format(source=answer.source)))
         st.text("\n".join(f"{n}. {item}" for n, item in enumerate(answer.items, 1)))
     tokens = (
         "tokens unknown"
@@ -168,10 +185,35 @@ def _rewrite_metrics(answer: Answer) -> None:
         "normalisation; this standard one is ours.",
     )
     cols[2].metric("Word edits", answer.edit_distance, help="Stemmed NLTK word tokens changed (Levenshtein).")
-    cols[3].metric("Explanation points |E|", "?" if answer.points is None else len(answer.points))
+    points = len(answer.points) if answer.points is not None else "–" if not answer.rewritten else "?"
+    cols[3].metric("Explanation points |E|", points)
 
 
-def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", "rewrite", "classify")) -> None:
+def _points(answer: Answer, key: str) -> None:
+    """ARM A.3's explanation points, or why there are none; a failed split offers to ask again."""
+    if not answer.rewritten:
+        st.caption("No explanation points: r = s (the model repeated it unchanged), so ARM has nothing to mark.")
+    elif answer.points is not None:
+        st.caption("Explanation points (ARM A.3)")
+        st.text("\n".join(f"• {point}" for point in answer.points))
+    elif answer.points_failure:
+        st.warning(
+            md_escape(
+                f"Explanation points (ARM A.3) failed: {answer.points_failure}. The rewrite is stored and counts; "
+                "an ARM preference session has no points to mark for it until they are asked again."
+            )
+        )
+        st.button(
+            "Ask for the points again",
+            key=f"{key}.points_again",
+            icon=":material/replay:",
+            help="A new call that splits the same explanation into points; the rewrite stays as it is.",
+        )
+    else:
+        st.caption("No explanation points: the model gave no explanation beside its rewrite.")
+
+
+def panel(conn, target: Target, key: str, actions: tuple[str, ...] = methods.ACTIONS) -> None:
     """The whole 'Ask a model' block for one target: controls, Ask button, and the answer."""
     chosen = method_controls(target, actions, key)
     provider, model, base_url = provider_controls("llm")
@@ -185,9 +227,13 @@ def panel(conn, target: Target, key: str, actions: tuple[str, ...] = ("verify", 
 
 
 def answer_area(conn, target: Target, what: ask.Ask | None, key: str) -> None:
-    """Ask now when `what` is given (the button was clicked), then show the latest answer kept under `key`."""
+    """Ask now when `what` is given (the button was clicked), or ask the shown rewrite's explanation points
+    again (its button was clicked), then show the latest answer kept under `key`."""
+    asked = st.session_state.get(_ASKED, {}).get(key)
+    if what is None and asked is not None and st.session_state.get(f"{key}.points_again"):
+        what = dataclasses.replace(asked, fresh=False, fresh_points=True)
     if what is not None:
         run(conn, target, what, key)
     answer = last_answer(key)
     if answer is not None:
-        show_answer(answer)
+        show_answer(answer, key)

@@ -147,9 +147,14 @@ def _loaded(datasets: tuple[DatasetInfo, ...], db_path: str, team: str | None) -
     """What is loaded, the database file and the team store, as one element (every page draws it)."""
     parts = []
     if datasets:
-        lines = (
-            f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims" for d in datasets
-        )
+        lines = [
+            line
+            for d in datasets
+            for line in (
+                f"{d.name}: {d.summaries:,} summaries, {d.sentences:,} sentences, {d.claims:,} claims",
+                *(f"+ {words}" for words in d.extracted_words()),
+            )
+        ]
         parts.append("**Loaded**  \n" + "  \n".join(md_escape(line) for line in lines))
     parts.append(f"**Database**  \n{md_escape(db_path)}")
     if team:

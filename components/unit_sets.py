@@ -13,7 +13,8 @@ from faithlens import filter_options
 from faithlens.filter_options import FilterOptions
 from faithlens.filters import Filters
 from faithlens.llm.runs.spec import Selection
-from faithlens.llm.runs.spec import claim_sets as claim_sets_in
+from faithlens.store.claim_sets import ClaimSet
+from faithlens.store.claim_sets import claim_sets as claim_sets_in
 from faithlens.views import runs
 
 
@@ -42,8 +43,8 @@ def splits(db_path: str, version: str, dataset: str) -> tuple[str, ...]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def claim_sets(db_path: str, version: str, dataset: str) -> list[tuple[str | None, int]]:
-    """(claim set, claims): None for the dataset's own claims, else the source that extracted them."""
+def claim_sets(db_path: str, version: str, dataset: str) -> list[ClaimSet]:
+    """The dataset's claim sets: its own claims first, then each set a model extracted."""
     with shell.root_connection(db_path).cursor() as cur:
         return claim_sets_in(cur, dataset)
 
@@ -63,13 +64,12 @@ def pick(
     selection = by_key[chosen].selection
     if level != "claim":
         return selection
-    found = claim_sets(ctx.db_path, ctx.version, ctx.dataset)
-    names = [name or "" for name, _ in found] or [""]
-    counts = {name or "": count for name, count in found}
+    found = {claim_set.source or "": claim_set for claim_set in claim_sets(ctx.db_path, ctx.version, ctx.dataset)}
+    names = list(found) or [""]
     picked = st.selectbox(
         "Claim set",
         names,
         key=urlstate.bind(key(ctx.dataset, "claim_set"), names[0], names),
-        format_func=lambda n: f"{n or 'the dataset’s own claims'} ({counts.get(n, 0):,})",
+        format_func=lambda n: found[n].counted() if n in found else "no claims",
     )
     return Selection(selection.split, selection.filters, picked or None)

@@ -6,10 +6,14 @@ API keys are read here only when asked for and are never written anywhere.
 
 from __future__ import annotations
 
+import getpass
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from faithlens.errors import FaithLensError
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,6 +47,21 @@ SETTINGS: dict[str, Setting] = {
     ),
     "events_retry": Setting(
         "FAITHLENS_EVENTS_RETRY", "5", "Seconds a write keeps trying while the team store does not answer."
+    ),
+    "auth": Setting(
+        "FAITHLENS_AUTH",
+        "local",
+        "How the server knows who you are: local (one user, loopback only), oidc (st.login against the "
+        "provider in .streamlit/secrets.toml [auth]) or links (sign-in links an admin hands out).",
+    ),
+    "user": Setting("FAITHLENS_USER", "", "The one user of `local` mode and of the CLI; default: the OS user name."),
+    "mode": Setting(
+        "FAITHLENS_MODE", "normal", "normal, or demo: a public read-only server (no writes, no paid calls)."
+    ),
+    "cookie_secret": Setting(
+        "FAITHLENS_COOKIE_SECRET",
+        "",
+        "Secret that signs the sign-in cookie of `links` mode (32+ random characters); never logged.",
     ),
     "llm_prices": Setting(
         "FAITHLENS_LLM_PRICES",
@@ -79,3 +98,62 @@ def db_path(override: str | None = None) -> Path:
 def data_dir(override: str | None = None) -> Path:
     """The folder of vendored raw datasets."""
     return Path(get("data_dir", override))
+
+
+AUTH_MODES = ("local", "oidc", "links")
+SERVER_MODES = ("normal", "demo")
+
+
+def _choice(name: str, allowed: tuple[str, ...]) -> str:
+    value = get(name).strip().lower()
+    if value not in allowed:
+        env = SETTINGS[name].env
+        raise FaithLensError(f"{env}={value!r} is not a known value", f"set {env} to one of {', '.join(allowed)}")
+    return value
+
+
+def auth_mode() -> str:
+    """FAITHLENS_AUTH: local, oidc or links."""
+    return _choice("auth", AUTH_MODES)
+
+
+def server_mode() -> str:
+    """FAITHLENS_MODE: normal, or demo (public and read-only)."""
+    return _choice("mode", SERVER_MODES)
+
+
+def user_name(override: str | None = None) -> str:
+    """The user of `local` mode and of the CLI: `--as NAME`, else FAITHLENS_USER, else the OS user name."""
+    name = get("user", override).strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid (a bare container)
+        return "local"
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether a server bound to `address` is reachable from this machine only. Unset or empty means
+    every interface (Streamlit's default), so it is not."""
+    host = (address or "").strip().strip("[]")
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_listen(address: str | None) -> None:
+    """Refuse to serve `local` mode (no sign-in: whoever connects is the one user) beyond loopback.
+
+    Demo mode may listen anywhere: it writes nothing and pays for nothing."""
+    if server_mode() == "demo" or auth_mode() != "local" or is_loopback(address):
+        return
+    where = address or "every interface"
+    raise FaithLensError(
+        f"FAITHLENS_AUTH=local has no sign-in, so the server listens on loopback only, not on {where}",
+        "turn on sign-in with FAITHLENS_AUTH=oidc ([auth] in .streamlit/secrets.toml) or FAITHLENS_AUTH=links, "
+        "or serve a read-only public copy with FAITHLENS_MODE=demo",
+    )

@@ -17,6 +17,7 @@ from components.coding import join as coding_join
 from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import modes
+from faithlens.unit_filter import level_noun
 from faithlens.views.states import CodeState
 
 ctx = shell.page_setup(urlstate.CODE)
@@ -25,7 +26,7 @@ ctx = shell.page_setup(urlstate.CODE)
 def _header(found) -> None:
     book = coding_data.book_of(ctx.db_path, found)
     mode = modes.MODES[found.mode].title if found.mode in modes.MODES else found.mode
-    facts = [mode, book.title, f"{len(found.units):,} {found.level}s"]
+    facts = [mode, book.title, f"{len(found.units):,} {level_noun(found.level, len(found.units))}"]
     facts.append("blind" if found.blind else "not blind: the reference is below the unit")
     st.caption(md_escape(" · ".join(facts)))
 

@@ -51,7 +51,7 @@ def main() -> None:
         st.divider()
         explore_list.navigation(ctx, listing, loaded.summary.summary_id)
         explore_list.matched_here(ctx, chosen, loaded.summary.summary_id)
-        detail = explore_detail.show(ctx, loaded, detail, chosen.source)
+        detail = explore_detail.show(ctx, loaded, detail, chosen)
     named = opened.named or detail.sentence is not None or detail.unit is not None
     urlstate.write(ExploreState(ctx.dataset, chosen, detail if named else replace(detail, summary=None)))
 

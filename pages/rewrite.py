@@ -30,6 +30,7 @@ def _models(key: str) -> list[tuple[str, str, str | None]]:
 
 def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
     variant = st.selectbox("Prompt variant", ARM.variants, key=f"{key}.variant")
+    st.caption(llm_panel.template_caption(ARM, variant, target.level))
     models = _models(key)
     fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
     clicked = st.button("Rewrite", type="primary", key=f"{key}.go", disabled=not all(m[1] for m in models))

@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "querystate": 0,
     "store": 1,
     "analysis": 2,
+    "access": 2,
     "filters": 2,
     "filter_options": 2,
     "unit_filter": 2,

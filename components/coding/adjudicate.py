@@ -9,9 +9,10 @@ import streamlit as st
 from components import shell, urlstate
 from components.coding import data as coding_data
 from components.markdown import md_escape
-from faithlens.coding import report, sessions
+from faithlens.coding import modes, report, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
+from faithlens.unit_filter import level_noun
 from faithlens.views import coding
 
 SHOWN = 50
@@ -38,12 +39,14 @@ def _decide(db_path: str, dataset: str, name: str, unit: str) -> None:
     state[key(dataset, name, "flash")] = f"Decided: {unit}."
 
 
-def _codes_input(book: Codebook, widget: str) -> None:
+def _codes_input(found: sessions.Session, book: Codebook, widget: str) -> None:
+    """The codes a decision can give (no N/A for a whole summary in line-by-line and hybrid)."""
     names = {code.key: code.name for code in book.codes}
+    offered = list(modes.offered_codes(found.mode, book))
     if book.choice == "multi":
-        st.multiselect("Decision: codes", list(book.keys), key=widget, format_func=names.get)
+        st.multiselect("Decision: codes", offered, key=widget, format_func=names.get)
     else:
-        st.selectbox("Decision: code", list(book.keys), index=None, key=widget, format_func=names.get)
+        st.selectbox("Decision: code", offered, index=None, key=widget, format_func=names.get)
 
 
 def _unit(
@@ -65,7 +68,7 @@ def _unit(
             shell.show_error(error)
         left, right, button = st.columns([2, 3, 1], vertical_alignment="bottom")
         with left:
-            _codes_input(book, key(ctx.dataset, found.name, item.unit, "codes"))
+            _codes_input(found, book, key(ctx.dataset, found.name, item.unit, "codes"))
         right.text_input("Decision: note", key=key(ctx.dataset, found.name, item.unit, "note"))
         button.button(
             "Decide",
@@ -89,7 +92,7 @@ def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> Non
     open_only = st.toggle("Only undecided units", value=True, key=key(ctx.dataset, found.name, "undecided"))
     shown = [item for item in items if item.adjudicated is None] if open_only else items
     decided = len(items) - sum(item.adjudicated is None for item in items)
-    st.caption(f"{len(items):,} units with disagreements, {decided:,} decided.")
+    st.caption(f"{len(items):,} {level_noun('unit', len(items))} with disagreements, {decided:,} decided.")
     if len(shown) > SHOWN:
         st.caption(f"Showing the first {SHOWN} of {len(shown):,}.")
     texts = coding_data.texts(ctx.db_path, ctx.version, found.name, tuple(item.unit for item in shown[:SHOWN]))

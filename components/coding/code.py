@@ -18,7 +18,9 @@ from components.coding import data as coding_data
 from components.coding import view as coding_view
 from components.markdown import md_escape
 from faithlens.coding import events, modes, sessions
+from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
+from faithlens.unit_filter import level_noun
 from faithlens.views import coding
 
 
@@ -57,8 +59,11 @@ def _save(db_path: str, version: str, dataset: str, name: str, coder: str, unit:
     coded = coding_data.coded(db_path, version, name, coder) | {unit}
     order = found.order_for(coder)
     position = order.index(unit) + 1
-    words = coding.code_words(book, now.codes) if now else "saved"
+    words = coding.coder_words(found, book, now.codes, context) if now else "saved"
     st.session_state[key(dataset, name, coder, "flash")] = f"Saved unit {position}: {words}."
+    caution = coding_controls.caution(found, book, sub)
+    if caution:
+        st.session_state[key(dataset, name, coder, "caution")] = f"Unit {position}: {caution}"
     coding_controls.clear(base)
     st.session_state[key(dataset, name, coder, "open")] = coding.next_uncoded(order, coded, unit) or unit
 
@@ -75,8 +80,10 @@ def _undo(db_path: str, dataset: str, name: str, coder: str, unit: str) -> None:
     coding_controls.seed(unit_key(dataset, name, coder, unit), now, force=True)
     book = coding_data.book_of(db_path, found)
     position = found.order_for(coder).index(unit) + 1
-    words = coding.code_words(book, now.codes) if now else "uncoded"
-    st.session_state[key(dataset, name, coder, "flash")] = f"Undone: unit {position} is {words} again."
+    with root.cursor() as cur:
+        context = modes.context(cur, found, unit)
+    words = f"back to {coding.coder_words(found, book, now.codes, context)}" if now else "uncoded again"
+    st.session_state[key(dataset, name, coder, "flash")] = f"Undone: unit {position} is {words}."
     st.session_state[key(dataset, name, coder, "open")] = unit
 
 
@@ -139,29 +146,47 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
     opened = st.session_state.pop(key(dataset, name, coder, "open"), None)
     shown, chosen_by_page = _shown(found, order, codes, opened, url_unit)
     done = sum(1 for unit in order if unit in codes)
-    st.progress(done / len(order) if order else 1.0, text=f"{done:,} of {len(order):,} units coded by {coder}")
+    units = level_noun("unit", len(order))
+    st.progress(done / len(order) if order else 1.0, text=f"{done:,} of {len(order):,} {units} coded by {coder}")
     flash = st.session_state.pop(key(dataset, name, coder, "flash"), None)
     if flash is not None:
         st.success(md_escape(flash), icon=":material/check_circle:")
+    caution = st.session_state.pop(key(dataset, name, coder, "caution"), None)
+    if caution is not None:
+        st.warning(md_escape(caution), icon=":material/warning:")
     if done == len(order):
-        st.success(f"You have coded all {len(order):,} units of this session. Back and Skip go through them.")
+        every = f"all {len(order):,} units" if len(order) > 1 else "the one unit"
+        st.success(f"You have coded {every} of this session. Back and Skip go through them.")
     _navigation(ctx, found, coder, order, shown)
     book = coding_data.book_of(ctx.db_path, found)
     view, context = coding_data.unit(ctx.db_path, ctx.version, name, shown)
     status = "coded" if shown in codes else "not coded yet"
     st.markdown(md_escape(f"Unit {order.index(shown) + 1} of {len(order)} · {status}"))
     column = coding_view.show(found, view, context)
-    base = unit_key(dataset, name, coder, shown)
-    coding_controls.seed(base, coding_data.code_on(ctx.db_path, ctx.version, name, coder, shown))
+    coding_controls.seed(
+        unit_key(dataset, name, coder, shown), coding_data.code_on(ctx.db_path, ctx.version, name, coder, shown)
+    )
     with column:
         st.divider()
-        coding_controls.inputs(found, book, base, context)
-        _save_button(ctx, found, coder, shown)
+        _inputs_and_save(ctx, found, book, coder, shown, context)
     if not found.blind:
         gold = coding_data.gold(ctx.db_path, ctx.version, name, shown)
         others = coding_data.everyone(ctx.db_path, ctx.version, name)
-        coding_view.reference(found, book, coder, gold, others, shown)
+        coding_view.reference(found, book, coder, gold, others, shown, context)
     return None if chosen_by_page else shown
+
+
+@st.fragment
+def _inputs_and_save(
+    ctx: shell.PageContext, found: sessions.Session, book: Codebook, coder: str, shown: str, context: modes.Context
+) -> None:
+    """The mode's inputs and Save, rerun on their own: picking a code (a digit) redraws only these, so
+    a coder pays for one whole-page run per unit, the one after Save. When Save (or its error-free
+    callback) has chosen the unit to show next, the whole page is drawn again."""
+    if key(ctx.dataset, found.name, coder, "open") in st.session_state:
+        st.rerun()
+    coding_controls.inputs(found, book, unit_key(ctx.dataset, found.name, coder, shown), context)
+    _save_button(ctx, found, coder, shown)
 
 
 def _save_button(ctx: shell.PageContext, found: sessions.Session, coder: str, shown: str) -> None:

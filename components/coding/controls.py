@@ -4,7 +4,9 @@
   keyboard shortcuts), the chosen one(s) highlighted; the codebook's definitions, and the examples in an
   expander; a note (the explanation), which the codes that require one say.
 - line-by-line: every sentence of the summary with its code (radio) and its explanation.
-- hybrid: each suggested inconsistency with agree / disagree and why, then the overall label.
+- hybrid: each suggested inconsistency with agree / disagree and why, then the summary's label (consistent
+  or inconsistent: N/A is for a line, not a whole summary), and a warning, not a refusal, when the coder
+  agrees with an inconsistency yet labels the summary consistent (StorySumm B.2).
 - arm-preference: A, B or neither (digits), and when the rewrite is chosen each point of its
   explanation as IMPORTANT, NEUTRAL or WRONG.
 
@@ -15,10 +17,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.coding import points as coding_points
 from components.markdown import md_escape
 from faithlens.coding import events, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.sessions import Session
+from faithlens.views import coding
 
 AGREE = (True, False)
 SHORTCUTS = ("1", "2", "3", "4", "5", "6", "7", "8", "9", "0")
@@ -61,18 +65,22 @@ def _pick(codes_key: str, key: str, multi: bool) -> None:
         st.session_state[codes_key] = tuple(k for k in held if k != key) if key in held else (*held, key)
 
 
-def code_buttons(book: Codebook, base: str, labels: dict[str, str] | None = None) -> None:
-    """One button per code, a digit as its shortcut; the chosen code(s) shown as primary. `labels` names
-    the buttons instead of the codes (ARM preference's A and B), and then no definition says which is which."""
+def code_buttons(
+    book: Codebook, base: str, labels: dict[str, str] | None = None, offered: tuple[str, ...] | None = None
+) -> None:
+    """One button per code (of the `offered` keys, else all), a digit as its shortcut; the chosen code(s)
+    shown as primary. `labels` names the buttons instead of the codes (ARM preference's A and B), and then
+    no definition says which is which. A button's key keeps the code's place in the codebook."""
     codes_key = _codes_key(base)
     chosen = st.session_state.get(codes_key, ())
-    columns = st.columns(min(len(book.codes), 4))
-    for number, code in enumerate(book.codes):
-        columns[number % len(columns)].button(
+    shown = [(number, code) for number, code in enumerate(book.codes) if offered is None or code.key in offered]
+    columns = st.columns(min(len(shown), 4))
+    for place, (number, code) in enumerate(shown):
+        columns[place % len(columns)].button(
             (labels or {}).get(code.key, code.name),
             key=f"{base}.code.{number}",
             type="primary" if code.key in chosen else "secondary",
-            shortcut=SHORTCUTS[number] if number < len(SHORTCUTS) else None,
+            shortcut=SHORTCUTS[place] if place < len(SHORTCUTS) else None,
             help=None if labels else code.definition,
             on_click=_pick,
             args=(codes_key, code.key, book.choice == "multi"),
@@ -83,14 +91,15 @@ def code_buttons(book: Codebook, base: str, labels: dict[str, str] | None = None
         st.caption("Pick every code that applies (press a code again to drop it).")
 
 
-def definitions(book: Codebook) -> None:
-    """The codebook: each code's definition; the examples in an expander."""
+def definitions(book: Codebook, offered: tuple[str, ...] | None = None) -> None:
+    """The codebook (the `offered` codes, else all): each code's definition; the examples in an expander."""
+    codes = [code for code in book.codes if offered is None or code.key in offered]
     lines = [
         f"{SHORTCUTS[n] if n < len(SHORTCUTS) else '·'} · **{md_escape(c.name)}**: {md_escape(c.definition)}"
-        for n, c in enumerate(book.codes)
+        for n, c in enumerate(codes)
     ]
     st.markdown("  \n".join(lines))
-    with_examples = [c for c in book.codes if c.example]
+    with_examples = [c for c in codes if c.example]
     if with_examples:
         with st.expander("Examples"):
             st.markdown("\n".join(f"- **{md_escape(c.name)}**: {md_escape(c.example)}" for c in with_examples))
@@ -140,29 +149,52 @@ def _hybrid(book: Codebook, base: str, context: modes.Context) -> None:
                 label_visibility="collapsed",
             )
             st.text_input(f"Why ({number + 1})", key=f"{base}.g.{number}.why", placeholder="why")
-    st.markdown("**Your label for the summary**")
-    code_buttons(book, base)
-    definitions(book)
+    st.markdown("**Your label for the whole summary**: consistent or inconsistent with the story")
+    offered = modes.offered_codes("hybrid", book)
+    code_buttons(book, base, offered=offered)
+    definitions(book, offered)
     note(book, base)
+    warning = caution_words(book, tuple(st.session_state.get(_codes_key(base), ())), _answers(base, context))
+    if warning:
+        st.warning(md_escape(warning), icon=":material/warning:")
 
 
-def _preference(book: Codebook, base: str, context: modes.Context) -> None:
-    tags = {variant: tag for tag, variant in zip("AB", context.order, strict=False)}
-    labels = {key: f"{tags[key]} is better" for key in tags} | {modes.NEUTRAL: "Neither"}
-    code_buttons(book, base, labels)
+def _answers(base: str, context: modes.Context) -> list[dict]:
+    """The hybrid inputs' answers to the suggestions, as the core takes them."""
+    state = st.session_state
+    return [
+        {"agree": state.get(f"{base}.g.{n}"), "why": state.get(f"{base}.g.{n}.why") or ""}
+        for n in range(len(context.suggestions))
+    ]
+
+
+def caution_words(book: Codebook, codes: tuple[str, ...], answers: list[dict]) -> str | None:
+    """Hybrid: the warning when the coder agrees with a suggested inconsistency yet labels the summary
+    consistent (a warning, not a refusal: `modes.agreed_yet_consistent`)."""
+    agreed = modes.agreed_yet_consistent(book, codes, answers)
+    if not agreed:
+        return None
+    which = ", ".join(str(number) for number in agreed)
+    return (
+        f"You agree with suggested inconsistency {which} yet label the summary consistent. In StorySumm's hybrid "
+        "protocol (B.2) the summary's label follows from the inconsistencies you agree with: check the label, or "
+        "say in the note why it stands."
+    )
+
+
+def caution(session: Session, book: Codebook, sub: events.Submission) -> str | None:
+    """The warning a saved submission carries (hybrid only), for the page to show after Save."""
+    if session.mode != "hybrid":
+        return None
+    return caution_words(book, tuple(sub.codes), list((sub.detail or {}).get("suggestions") or []))
+
+
+def _preference(session: Session, book: Codebook, base: str, context: modes.Context) -> None:
+    tags = modes.preference_tags(context.order)
+    code_buttons(book, base, coding.preference_words(context.order))
     chosen = st.session_state.get(_codes_key(base), ())
-    if chosen == (modes.REWRITE,) and context.points:
-        st.markdown(md_escape(f"The explanation of {tags[modes.REWRITE]}: mark each point."))
-        for number, point in enumerate(context.points):
-            st.text(f"{number + 1}. {point}")
-            st.radio(
-                f"Point {number + 1}",
-                modes.POINT_MARKS,
-                key=f"{base}.p.{number}",
-                index=None,
-                horizontal=True,
-                label_visibility="collapsed",
-            )
+    if chosen == (modes.REWRITE,):
+        coding_points.block(session, base, context, tags[modes.REWRITE])
     note(book, base)
 
 
@@ -173,7 +205,7 @@ def inputs(session: Session, book: Codebook, base: str, context: modes.Context) 
     elif session.mode == "hybrid":
         _hybrid(book, base, context)
     elif session.mode == "arm-preference":
-        _preference(book, base, context)
+        _preference(session, book, base, context)
     else:
         code_buttons(book, base)
         definitions(book)
@@ -197,11 +229,7 @@ def submission(session: Session, unit: str, base: str, context: modes.Context) -
         return events.Submission(unit, (), text, {"sentences": parts})
     codes = tuple(state.get(_codes_key(base), ()))
     if session.mode == "hybrid":
-        answers = [
-            {"agree": state.get(f"{base}.g.{n}"), "why": state.get(f"{base}.g.{n}.why") or ""}
-            for n in range(len(context.suggestions))
-        ]
-        return events.Submission(unit, codes, text, {"suggestions": answers})
+        return events.Submission(unit, codes, text, {"suggestions": _answers(base, context)})
     if session.mode == "arm-preference" and codes == (modes.REWRITE,) and context.points:
         marks = [state.get(f"{base}.p.{n}") for n in range(len(context.points))]
         return events.Submission(unit, codes, text, {"points": marks})

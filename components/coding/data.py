@@ -10,7 +10,7 @@ from components import shell
 from faithlens.coding import events, library, modes, report, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
-from faithlens.views import coding
+from faithlens.views import coding, coding_unit
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -93,12 +93,12 @@ def last_saved(db_path: str, version: str, name: str, coder: str) -> str | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def unit(db_path: str, version: str, name: str, unit_id: str) -> tuple[coding.UnitInContext, modes.Context]:
+def unit(db_path: str, version: str, name: str, unit_id: str) -> tuple[coding_unit.UnitInContext, modes.Context]:
     """A unit in context and what the session's mode shows beside it."""
     root = shell.root_connection(db_path)
     found = stored(db_path, version, name)
     with root.cursor() as cur:
-        return coding.unit_in_context(cur, found.dataset, found.level, unit_id), modes.context(cur, found, unit_id)
+        return coding_unit.in_session(cur, found, unit_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -109,7 +109,7 @@ def gold(db_path: str, version: str, name: str, unit_id: str) -> list[tuple[str,
     if found.blind:
         return []
     with root.cursor() as cur:
-        return coding.gold_labels(cur, found, unit_id)
+        return coding_unit.gold_labels(cur, found, unit_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -129,6 +129,13 @@ def by_unit(db_path: str, version: str, name: str) -> dict[str, dict[str, str]]:
     """unit -> coder -> code value (the confusion matrices' input)."""
     root = shell.root_connection(db_path)
     return events.current_codes(root, stored(db_path, version, name))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sentence_codes(db_path: str, version: str, name: str) -> dict[str, dict[str, str]]:
+    """Line-by-line: sentence -> coder -> code (the sentence-level confusion matrices' input)."""
+    root = shell.root_connection(db_path)
+    return report.sentence_codes(events.current(root, stored(db_path, version, name)))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

@@ -16,6 +16,7 @@ from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm.runs.spec import Selection
+from faithlens.unit_filter import level_noun
 from faithlens.views import coding
 from faithlens.views.runs import LEVEL_NOUNS
 
@@ -78,10 +79,11 @@ def _mode_and_book(ctx: shell.PageContext) -> tuple[modes.Mode, str | None]:
 
 def _level(ctx: shell.PageContext, mode: modes.Mode) -> str | None:
     info = next(d for d in ctx.datasets if d.name == ctx.dataset)
-    counts = {"summary": info.summaries, "sentence": info.sentences, "claim": info.claims}
+    counts = {"summary": info.summaries, "sentence": info.sentences, "claim": info.claims + info.extracted_claims}
     levels = [level for level in mode.levels if counts.get(level)]
     if not levels:
-        st.warning(md_escape(f"{mode.title} codes {' or '.join(mode.levels)}s; this dataset has none."))
+        nouns = " or ".join(level_noun(level) for level in mode.levels)
+        st.warning(md_escape(f"{mode.title} codes {nouns}; this dataset has none."))
         return None
     return st.selectbox(
         "Level",
@@ -178,7 +180,7 @@ def section(ctx: shell.PageContext, explore_filter: Filters | None, view_key: st
     if isinstance(planned, str):
         st.warning(md_escape(planned), icon=":material/warning:")
     else:
-        st.caption(md_escape(f"The session holds {planned[0]:,} units: {planned[1]}."))
+        st.caption(md_escape(f"The session holds {planned[0]:,} {level_noun('unit', planned[0])}: {planned[1]}."))
     error = st.session_state.pop(key(ctx.dataset, "error"), None)
     if error is not None:
         shell.show_error(error)

@@ -14,6 +14,7 @@ from components.markdown import md_escape
 from faithlens import querystate
 from faithlens.coding import agreement, sessions
 from faithlens.coding.codebook import Codebook
+from faithlens.unit_filter import level_noun
 from faithlens.views import arm_tables, coding
 
 NUMBER = st.column_config.NumberColumn(format="%.3f")
@@ -57,16 +58,24 @@ def _pair(dataset: str, name: str, coders: tuple[str, ...], wanted: str | None, 
 
 
 def _confusion(ctx: shell.PageContext, found: sessions.Session, coders: tuple[str, ...], wanted, notes) -> str | None:
+    """The confusion matrix of two coders; line-by-line draws the sentences' beside the summaries'."""
     st.markdown("**Confusion matrix of two coders** (over the units both coded)")
     a, b = _pair(ctx.dataset, found.name, coders, wanted, notes)
-    labels, counts = agreement.confusion(coding_data.by_unit(ctx.db_path, ctx.version, found.name), a, b)
-    if not labels:
+    tables = {level_noun(found.level): coding_data.by_unit(ctx.db_path, ctx.version, found.name)}
+    if found.mode == "line-by-line":
+        sentences = coding_data.sentence_codes(ctx.db_path, ctx.version, found.name)
+        tables = {"summaries": tables.popitem()[1], "sentences": sentences}
+    blocks = []
+    for noun, codes in tables.items():
+        labels, counts = agreement.confusion(codes, a, b)
+        if labels:
+            both = sum(map(sum, counts))
+            title, note = f"{noun.capitalize()}: {a} (rows) vs {b} (columns)", f"{both:,} {noun} both coded"
+            blocks.append(charts.matrix_html(counts, labels, f"{a} says", f"{b} says", title, note))
+    if not blocks:
         st.info(md_escape(f"{a} and {b} have no unit in common yet."))
     else:
-        both = sum(map(sum, counts))
-        title = f"{a} (rows) vs {b} (columns)"
-        block = charts.matrix_html(counts, labels, f"{a} says", f"{b} says", title, f"{both:,} units both coded")
-        st.html(charts.matrix_grid_html([block], 1))
+        st.html(charts.matrix_grid_html(blocks, len(blocks)))
     chosen = PAIR_SEPARATOR.join((a, b))
     return None if (a, b) == tuple(coders[:2]) else chosen
 
@@ -88,15 +97,16 @@ def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook, wanted
     if len(overall.coders) < 2:
         st.info("Agreement needs codes from two coders or more.", icon=":material/info:")
         return wanted
-    st.markdown(
-        "**All coders** " + md_escape(f"({', '.join(overall.coders)}) on {report.session_units:,} session units")
-    )
+    units = f"{report.session_units:,} {level_noun('unit', report.session_units)}"
+    st.markdown("**All coders** " + md_escape(f"({', '.join(overall.coders)}) on {units}"))
     _agreement(overall, key(ctx.dataset, found.name, "agreement"))
     st.markdown("**Per code** (chose the code or not)")
-    _table(coding.per_code_rows(report, book), key(ctx.dataset, found.name, "per_code"))
+    _table(coding.per_code_rows(report.per_code, book), key(ctx.dataset, found.name, "per_code"))
     if report.sentences is not None:
-        st.markdown("**Line by line: agreement on the sentences**")
+        st.markdown("**Line by line: agreement on the sentences** (StorySumm's annotators agree at this level)")
         _agreement(report.sentences, key(ctx.dataset, found.name, "sentences"))
+        st.markdown("**Per code, on the sentences** (chose the code or not)")
+        _table(coding.per_code_rows(report.sentence_per_code, book), key(ctx.dataset, found.name, "sentences_code"))
     if report.arm:
         _arm(report.arm, key(ctx.dataset, found.name, "arm"))
     return _confusion(ctx, found, overall.coders, wanted, notes)

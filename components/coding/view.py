@@ -1,10 +1,12 @@
-"""The Code page's view of one unit: the source document with the unit's stored alignment highlighted
+"""The Code page's view of one unit: the source document with the passages that match the unit highlighted
 beside the summary with the unit marked (or, in the ARM modes, replaced by the variant shown, or by a
 placeholder beside versions A and B), and in a non-blind session the dataset's own label and the other
 coders' codes in an expander.
 
-A blind session shows no label of any kind here: no colouring by labels, no tags, no legend.
-Every dataset, LLM and coder string is escaped before it is wrapped (`faithlens.views.coding`) and
+A blind session shows no label of any kind here: no colouring by labels, no tags, no legend. The ARM
+modes never say which version is the dataset's: the passages are those of the wording shown (of both
+versions alike in the preference question), no gold label shows, and other coders' preferences read A or B.
+Every dataset, LLM and coder string is escaped before it is wrapped (`faithlens.views.coding_unit`) and
 emitted with `st.html`; Markdown text goes through `md_escape`."""
 
 from __future__ import annotations
@@ -16,31 +18,32 @@ from components.markdown import md_escape, md_with_code
 from faithlens.coding import events, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.sessions import ADJUDICATED, Session
-from faithlens.views import coding
+from faithlens.views import coding, coding_unit
 
 PLACEHOLDER = "[ A or B, below ]"
 
 
 def html(markup: str) -> None:
     """Emit escaped markup with the highlight and coding stylesheets."""
-    st.html(f"<style>{coding.BASE_STYLE}{coding.CODING_STYLE}</style>{markup}")
+    st.html(f"<style>{coding_unit.BASE_STYLE}{coding_unit.CODING_STYLE}</style>{markup}")
 
 
 def variant_text(context: modes.Context, variant: str | None) -> str | None:
     return context.original if variant == modes.ORIGINAL else context.rewrite
 
 
-def _summary(session: Session, view: coding.UnitInContext, context: modes.Context) -> None:
+def _summary(session: Session, view: coding_unit.UnitInContext, context: modes.Context) -> None:
     noun = {"summary": "Summary", "sentence": "The sentence in its summary", "claim": "The claim in its summary"}
     st.markdown(f"**{noun[session.level]}**")
     if session.mode == "arm-faithfulness":
-        html(coding.summary_markup(view, in_place=variant_text(context, context.shown) or view.text))
+        html(coding_unit.summary_markup(view, in_place=variant_text(context, context.shown) or view.text))
     elif session.mode == "arm-preference":
-        html(coding.summary_markup(view, in_place=PLACEHOLDER))
+        html(coding_unit.summary_markup(view, in_place=PLACEHOLDER))
         st.markdown("**Which version is better in the summary?**")
-        html("".join(coding.version_markup(tag, variant_text(context, variant) or "") for tag, variant in _ab(context)))
+        versions = [coding_unit.version_markup(tag, variant_text(context, shown) or "") for tag, shown in _ab(context)]
+        html("".join(versions))
     else:
-        html(coding.summary_markup(view, numbered=session.mode == "line-by-line"))
+        html(coding_unit.summary_markup(view, numbered=session.mode == "line-by-line"))
 
 
 def _ab(context: modes.Context) -> list[tuple[str, str]]:
@@ -48,24 +51,31 @@ def _ab(context: modes.Context) -> list[tuple[str, str]]:
     return list(zip("AB", context.order, strict=False))
 
 
-def _source(view: coding.UnitInContext) -> None:
+PASSAGES_SAY = {
+    "arm-faithfulness": "The passages of the source that best match the {noun} as shown here, best first:",
+    "arm-preference": "The passages of the source that best match either version, A or B, highlighted alike:",
+}
+
+
+def _source(session: Session, view: coding_unit.UnitInContext) -> None:
     st.markdown("**Source**" + (f" · {md_escape(view.document_title)}" if view.document_title else ""))
     if not view.document_text:
         note = view.document_note or "This dataset gives no source text for this document."
         st.info(md_with_code(note), icon=":material/description:")
         return
     if view.passages:
-        st.caption("The passages of the source that best match the sentence (stored alignment), best first:")
-        html(coding.passages_markup(view))
-    html(coding.document_markup(view))
+        said = "The passages of the source that best match the {noun} (stored alignment), best first:"
+        st.caption(PASSAGES_SAY.get(session.mode, said).format(noun=session.level))
+        html(coding_unit.passages_markup(view))
+    html(coding_unit.document_markup(view))
 
 
-def show(session: Session, view: coding.UnitInContext, context: modes.Context) -> DeltaGenerator:
+def show(session: Session, view: coding_unit.UnitInContext, context: modes.Context) -> DeltaGenerator:
     """Source beside summary; returns the column the coding controls go into (under the summary)."""
     if view.document_text or view.document_note:
         left, right = st.columns(2, gap="large")
         with left:
-            _source(view)
+            _source(session, view)
     else:
         right = st.container()
     with right:
@@ -80,13 +90,18 @@ def reference(
     gold: list[tuple[str, str, str | None]],
     others: dict[tuple[str, str], events.Current],
     unit: str,
+    context: modes.Context,
 ) -> None:
-    """Non-blind sessions only: the dataset's label and the other coders' current codes on this unit."""
+    """Non-blind sessions only: the dataset's label (none in the ARM modes, which say why) and the other
+    coders' current codes on this unit, in the words the coder sees (A or B in ARM preference)."""
     if session.blind:
         return
+    withheld = coding_unit.gold_withheld(session)
     theirs = sorted((who, code) for (who, on), code in others.items() if on == unit and who != coder)
-    with st.expander("Reference: the gold label and other coders' codes (not blind)"):
-        if gold:
+    with st.expander(f"Reference: {'' if withheld else 'the gold label and '}other coders' codes (not blind)"):
+        if withheld:
+            st.caption(md_escape(withheld))
+        elif gold:
             lines = [f"- gold ({md_escape(what)}): **{md_escape(value)}**" for what, value, _ in gold]
             st.markdown("\n".join(lines))
             for what, _, why in gold:
@@ -96,7 +111,8 @@ def reference(
             st.caption("The dataset gives no gold label for this unit.")
         for who, code in theirs:
             name = "adjudicated" if who == ADJUDICATED else who
-            st.markdown(f"- {md_escape(name)}: **{md_escape(coding.code_words(book, code.codes))}**")
+            words = coding.coder_words(session, book, code.codes, context)
+            st.markdown(f"- {md_escape(name)}: **{md_escape(words)}**")
             if code.note:
                 st.text(f"{name}'s note: {code.note}")
         if not theirs:

@@ -1,5 +1,6 @@
-"""Explore's "Ask a model" block: verify, rewrite or classify the chosen claim or sentence, or the
-whole summary when none is chosen, with the papers' prompts (`components/llm_panel.py`)."""
+"""Explore's "Ask a model" block: every method of the papers that applies to the chosen claim or sentence,
+or to the whole summary when none is chosen (verify, rewrite, classify, or extract StorySumm's suggested
+inconsistencies and FABLES' claims), with the papers' prompts (`components/llm_panel.py`)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,10 @@ def section(ctx: shell.PageContext, detail: Detail, state: DetailState) -> None:
         return
     with st.container(border=True):
         st.caption(
-            "Choose a sentence or claim above to ask about it. Every answer is stored with its prompt version, "
-            "tokens and cost, and becomes a label source (llm/…) you can colour by here and compare on Compare."
+            "Choose a sentence or claim above to ask about it, or none for the whole summary. Every answer is "
+            "stored with its prompt version, tokens and cost; a verdict becomes a label source (llm/…) you can "
+            "colour by here and compare on Compare, suggested inconsistencies feed a hybrid coding session, and "
+            "extracted claims become a claim set of the summary."
         )
         with ctx.root.cursor() as cur:
             target = targets.resolve(cur, ctx.dataset, target_id)

@@ -1,5 +1,6 @@
-"""One summary beside its source: coloured sentences with their labels as text, the aligned passages,
-claims with evidence, TofuEval topic and key points, and every label source's verdict."""
+"""One summary beside its source: coloured sentences with their labels and tags as text, the aligned
+passages, claims grouped by claim set with evidence, TofuEval topic and key points, and every label
+source's verdict. Tags a filter asked for are marked, and a caption names the units carrying them."""
 
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ from components.markdown import md_escape, md_with_code
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
 from faithlens.errors import NotFoundError
+from faithlens.filters import Filters, join_words
 from faithlens.views import highlight as hl
+from faithlens.views import unit_tags
 from faithlens.views.detail import Detail, UnitView, load_detail, resolve_selection, select_matches
 from faithlens.views.states import DetailState
+from faithlens.views.tag_html import tags_text
 
 NGRAM_CHOICES = (0, 2, 3, 4, 5)
 """Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
@@ -40,7 +44,8 @@ def _header(detail: Detail, source: str) -> None:
     st.subheader(md_escape(f"{summary.model or 'unknown generator'} · {summary.summary_id}"))
     facts = [f"document: {document.title or document.document_id}"]
     facts += [f"{name}: {value}" for name, value in (("split", summary.split), ("corpus", document.source)) if value]
-    facts += [f"{kind}: {value}" for kind, value in summary.tags]
+    if summary.tags:
+        facts.append(tags_text(summary.tags))
     if summary.topic:
         facts.append(f"topic: “{summary.topic}” ({summary.topic_type or 'type unknown'})")
     verdict = detail.summary_label
@@ -69,7 +74,8 @@ def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> str | Non
         if not unit_id:
             return "(none)"
         claim = claims[unit_id]
-        return f"C{claim.position + 1} · {hl.describe(claim.label, claim.score)} · {_preview(claim.text)}"
+        origin = f" · extracted by {claim.claim_set}" if claim.claim_set else ""
+        return f"C{claim.position + 1}{origin} · {hl.describe(claim.label, claim.score)} · {_preview(claim.text)}"
 
     chosen = st.selectbox(
         "Claim", choices, key=key, format_func=describe, help="Shows the claim first, with its evidence and reasons."
@@ -171,28 +177,27 @@ def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
     )
 
 
-def _sentence_views(detail: Detail, state: DetailState) -> list[hl.SentenceView]:
+def _sentence_views(detail: Detail, state: DetailState, asked: unit_tags.Asked) -> list[hl.SentenceView]:
     views = []
     for unit in detail.sentences:
         selected = state.sentence == unit.position + 1
         marks: tuple[tuple[int, int], ...] = ()
         if selected and state.ngram is not None and detail.document.text:
             marks = ngram_overlap(unit.text, detail.document.text, state.ngram).sentence_spans
+        tags = unit_tags.marked(unit.tags, asked)
         views.append(
-            hl.SentenceView(
-                unit.position, unit.text, unit.label, unit.score, unit.explanation, unit.error_types, selected, marks
-            )
+            hl.SentenceView(unit.position, unit.text, unit.label, unit.score, unit.explanation, tags, selected, marks)
         )
     return views
 
 
-def _summary(detail: Detail, state: DetailState, source: str) -> None:
+def _summary(detail: Detail, state: DetailState, source: str, asked: unit_tags.Asked) -> None:
     out = highlight.Markup()
     out.heading("Summary")
-    views = _sentence_views(detail, state)
+    views = _sentence_views(detail, state, asked)
     if not views:
         out.flush()
-        st.caption(md_escape(f"The summary as published ({len(detail.claims)} claims below)."))
+        st.caption(md_escape(f"The summary as published ({_claims_below(detail)} below)."))
         out.add('<div class="fl-summary">' + hl.esc(detail.summary.text) + "</div>")
     else:
         out.add(hl.render_summary(views))
@@ -201,9 +206,9 @@ def _summary(detail: Detail, state: DetailState, source: str) -> None:
             st.caption(md_escape(f"{source} gives no sentence labels for this summary; see its verdict below."))
         out.heading("Sentences")
         out.add(hl.render_sentence_list(views))
-    if detail.claims:
-        out.heading("Claims", f"({source} labels)")
-        out.add(hl.render_claims([_claim_view(c, state) for c in detail.claims]))
+    for group in detail.claim_groups:
+        out.heading(group.title(), f"({group.origin()}; {group.labels_of(source)})")
+        out.add(hl.render_claims([_claim_view(c, state, asked) for c in group.claims]))
     flips = _flips(detail)
     if flips is not None:
         out.flush()
@@ -212,6 +217,15 @@ def _summary(detail: Detail, state: DetailState, source: str) -> None:
         out.heading("Key points", f"for “{detail.summary.topic}” (TofuEval completeness)")
         out.add(hl.render_key_points(detail.key_points))
     out.flush()
+
+
+def _claims_below(detail: Detail) -> str:
+    """'18 claims' or '14 claims of the dataset and 4 a model extracted'."""
+    own = sum(1 for c in detail.claims if c.claim_set is None)
+    extracted = len(detail.claims) - own
+    if not extracted:
+        return f"{own} claims"
+    return f"{own} claims of the dataset and {extracted} a model extracted"
 
 
 def _flips(detail: Detail) -> str | None:
@@ -224,7 +238,7 @@ def _flips(detail: Detail) -> str | None:
     return ", ".join(parts)
 
 
-def _claim_view(claim: UnitView, state: DetailState) -> hl.ClaimView:
+def _claim_view(claim: UnitView, state: DetailState, asked: unit_tags.Asked) -> hl.ClaimView:
     return hl.ClaimView(
         claim.position,
         claim.text,
@@ -233,15 +247,29 @@ def _claim_view(claim: UnitView, state: DetailState) -> hl.ClaimView:
         claim.evidence,
         claim.reasons,
         selected=claim.unit_id == state.unit,
+        tags=unit_tags.marked(claim.tags, asked),
     )
 
 
-def _chosen_claim(detail: Detail, state: DetailState, source: str) -> None:
+def _chosen_claim(detail: Detail, state: DetailState, source: str, asked: unit_tags.Asked) -> None:
     """The chosen claim first, boxed, with its label, evidence and reasons (it is also outlined in the list)."""
     chosen = next((c for c in detail.claims if c.unit_id == state.unit), None)
     if chosen is not None:
-        st.markdown(f"**Chosen claim C{chosen.position + 1}** " + md_escape(f"({source} label)"))
-        highlight.show(hl.render_chosen_claim(_claim_view(chosen, state)))
+        origin = f"extracted by {chosen.claim_set}; " if chosen.claim_set else ""
+        label = f"{source} label" if chosen.label is not None or chosen.score is not None else f"no {source} label"
+        st.markdown(f"**Chosen claim C{chosen.position + 1}** " + md_escape(f"({origin}{label})"))
+        highlight.show(hl.render_chosen_claim(_claim_view(chosen, state, asked)))
+
+
+def _tag_hits(detail: Detail, asked: unit_tags.Asked) -> None:
+    """After a filter on tags (Error types, Tags, Difficulty): which parts of this summary carry them."""
+    if not asked:
+        return
+    parts = ["the summary"] if any(t.hit for t in unit_tags.marked(detail.summary.tags, asked)) else []
+    for prefix, units in (("S", detail.sentences), ("C", detail.claims)):
+        parts += [f"{prefix}{u.position + 1}" for u in units if any(t.hit for t in unit_tags.marked(u.tags, asked))]
+    if parts:
+        st.caption(md_escape(f"The tags the filters ask for are on {join_words(parts, 'and')} of this summary."))
 
 
 def load(ctx: shell.PageContext, summary_id: str | None, source: str) -> Detail | None:
@@ -254,24 +282,27 @@ def load(ctx: shell.PageContext, summary_id: str | None, source: str) -> Detail 
         return None
 
 
-def show(ctx: shell.PageContext, detail: Detail, state: DetailState, source: str) -> DetailState:
-    """Draw `detail` as `state` asks; returns the state the widgets now hold."""
+def show(ctx: shell.PageContext, detail: Detail, state: DetailState, filters: Filters) -> DetailState:
+    """Draw `detail` as `state` asks, coloured by the filters' source, marking the tags they ask for;
+    returns the state the widgets now hold."""
+    source, asked = filters.source, unit_tags.asked_for(filters)
     state, notes = resolve_selection(detail, state)
     for note in notes:
         st.warning(md_escape(note), icon=":material/link_off:")
     _header(detail, source)
+    _tag_hits(detail, unit_tags.asked_for(filters, unit=False))  # the unit filter names its own units
     state = _controls(ctx.dataset, detail, state)
-    _chosen_claim(detail, state, source)
+    _chosen_claim(detail, state, source, asked)
     chosen = detail.sentences[state.sentence - 1] if state.sentence else None
     if detail.document.text:
         left, right = st.columns(2, gap="large")
         with left:
             _source(ctx, detail, state, chosen)
         with right:
-            _summary(detail, state, source)
+            _summary(detail, state, source, asked)
     else:
         _source(ctx, detail, state, chosen)
-        _summary(detail, state, source)
+        _summary(detail, state, source, asked)
     explore_ask.section(ctx, detail, state)
     explore_verdicts.show(detail.verdicts)
     return state

@@ -24,6 +24,7 @@ HEADERS = {
     "score": "score",
     "unfaithful_sentences": "unfaithful sentences",
     "unfaithful_claims": "unfaithful claims",
+    "unfaithful_extracted_claims": "unfaithful extracted claims",
     "preview": "preview",
 }
 NAV_PX = 180

@@ -1,8 +1,8 @@
 """Explore's "Every label source on this summary": a row per label source (kind, summary label, raw
-value, score, its unit labels counted) and each source's reasoning, folded, as one escaped HTML
-element. A handful of rows needs no data grid, and a grid plus an expander per reasoning made every
-visit to Explore slower to draw. Every value is escaped (`faithlens.views.highlight.esc`); `st.html`
-sanitises again."""
+value, score, its unit labels counted: the dataset's claims apart from each extracted claim set) and
+each source's reasoning, folded, as one escaped HTML element. A handful of rows needs no data grid,
+and a grid plus an expander per reasoning made every visit to Explore slower to draw. Every value is
+escaped (`faithlens.views.highlight.esc`); `st.html` sanitises again."""
 
 from __future__ import annotations
 
@@ -35,6 +35,7 @@ def _row(v: SourceVerdict) -> dict[str, object]:
     scaled = v.score if v.score is not None and v.label is None and 0 <= v.score <= 1 else None
     sentences = None if v.unfaithful_sentences is None else f"{v.unfaithful_sentences} of {v.labelled_sentences}"
     claims = None if v.unfaithful_claims is None else f"{v.unfaithful_claims} of {v.labelled_claims}"
+    extracted = "; ".join(f"{c.unfaithful} of {c.labelled} ({c.claim_set})" for c in v.extracted) or None
     return {
         "source": v.source,
         "kind": v.kind,
@@ -44,6 +45,7 @@ def _row(v: SourceVerdict) -> dict[str, object]:
         "score scale": scaled,
         "unfaithful sentences": sentences,
         "unfaithful claims": claims,
+        "unfaithful extracted claims": extracted,
         "reasoning": "below" if v.explanation else None,
     }
 

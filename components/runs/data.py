@@ -76,6 +76,13 @@ def failures(db_path: str, version: str, run_id: int) -> list[log.Failure]:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
+def points_failures(db_path: str, version: str, run_id: int) -> list[log.Failure]:
+    """The first FAILURES_SHOWN done items of a run whose ARM explanation points failed."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return log.points_failures(cur, run_id, FAILURES_SHOWN)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
 def agreement(db_path: str, version: str, run_id: int) -> stability.Stability | None:
     """Self-agreement across a run's repeats (None for one repeat)."""
     with shell.root_connection(db_path).cursor() as cur:

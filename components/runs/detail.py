@@ -79,14 +79,15 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str) -> None:
             args=(ctx.db_path, ctx.dataset, run.run_id, False, budget_key),
             help="Asks only for the items not done yet; stored answers are never bought twice.",
         )
-    if run.failed:
+    if run.failed or run.points_failed:
         right.button(
-            f"Retry failed ({run.failed:,})",
+            f"Retry failed ({run.failed + run.points_failed:,})",
             key=_key(ctx.dataset, "retry", run.run_id),
             icon=":material/replay:",
             on_click=_go_on,
             args=(ctx.db_path, ctx.dataset, run.run_id, True),
-            help="Asks the failed items again, with a new sample for answers that came back unusable.",
+            help="Asks the failed items again, with a new sample for answers that came back unusable; for a "
+            "rewrite whose explanation points failed, only the points.",
         )
 
 
@@ -181,6 +182,9 @@ def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
         _actions(ctx, run, state)
         if run.failed:
             runs_live.failures_table(runs_data.failures(ctx.db_path, ctx.version, run.run_id), run.failed)
+        if run.points_failed:
+            failed = runs_data.points_failures(ctx.db_path, ctx.version, run.run_id)
+            runs_live.points(runs.Progress.of_summary(run), failed)
         _agreement(ctx, run)
         _arm(ctx, run)
     _links(ctx, run)

@@ -23,7 +23,6 @@ from faithlens.llm.runs.spec import BATCH_METHODS_EXCLUDED, MAX_CONCURRENCY, Run
 from faithlens.views import runs
 from faithlens.views.runs import LEVEL_NOUNS
 
-ACTIONS = ("verify", "rewrite", "classify", "extract")
 MAX_REPEATS = 20
 
 
@@ -51,7 +50,7 @@ def _start(db_path: str, dataset: str, wanted: RunSpec, selection: Selection) ->
 
 def _level(ctx: shell.PageContext) -> str:
     info = next(d for d in ctx.datasets if d.name == ctx.dataset)
-    counts = {"summary": info.summaries, "sentence": info.sentences, "claim": info.claims}
+    counts = {"summary": info.summaries, "sentence": info.sentences, "claim": info.claims + info.extracted_claims}
     levels = [level for level, count in counts.items() if count]
     return st.selectbox(
         "Level",
@@ -123,7 +122,7 @@ def section(ctx: shell.PageContext, explore_filter: Filters | None) -> None:
     if target is None:
         st.info(f"This dataset has no {LEVEL_NOUNS[level]}.")
         return
-    chosen = llm_panel.method_controls(target, ACTIONS, key=key(ctx.dataset))
+    chosen = llm_panel.method_controls(target, methods.ACTIONS, key=key(ctx.dataset))
     if chosen is None:
         return
     method, variant, evidence = chosen

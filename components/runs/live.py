@@ -29,13 +29,13 @@ def figures(progress: Progress) -> None:
             column.metric(label, value)
 
 
-def failures_table(failures: list[log.Failure] | tuple[log.Failure, ...], failed: int) -> None:
+def failures_table(failures: list[log.Failure] | tuple[log.Failure, ...], failed: int, title: str = "Failures") -> None:
     """Failed items (unit, repeat, reason), at most FAILURES_SHOWN of them."""
     if not failures:
         return
-    st.markdown("**Failures**")
+    st.markdown(f"**{title}**")
     if failed > FAILURES_SHOWN:
-        st.caption(f"The first {FAILURES_SHOWN:,} of {failed:,} failed items.")
+        st.caption(f"The first {FAILURES_SHOWN:,} of {failed:,} items.")
     st.dataframe(
         [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in failures[:FAILURES_SHOWN]],
         hide_index=True,
@@ -79,6 +79,16 @@ def live(run_id: int) -> None:
         help="Stops asking; answers in flight are stored, and Resume asks only for the rest.",
     )
     failures_table(now.failures, now.failed)
+    points(Progress.of_snapshot(now), now.points_failures)
+
+
+def points(progress: Progress, failures: list[log.Failure] | tuple[log.Failure, ...]) -> None:
+    """The done items whose ARM explanation points failed: how many, what it means, and which."""
+    line = runs.points_line(progress)
+    if line is None:
+        return
+    st.warning(md_escape(line), icon=":material/format_list_bulleted:")
+    failures_table(failures, progress.points_failed, "Explanation points failed")
 
 
 def _live_state(now: engine.Snapshot) -> None:

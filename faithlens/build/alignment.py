@@ -87,8 +87,8 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
 def score_matrices(sentences: list[str], choices: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """`token_set_ratio` (the score) and `token_sort_ratio` (the tie-breaker) of every sentence
     (rows) against every passage text (columns), each 0..100."""
-    # Imported here (numpy and pandas too, below): every page imports this module (for TOP_K) but
-    # only ingest aligns, and the Overview sends its first chart before numpy and pandas are loaded.
+    # Imported here (numpy too, below): every page imports this module (for TOP_K) but only ingest
+    # aligns, and the Overview sends its first chart before numpy is loaded.
     import numpy as np
     from rapidfuzz import fuzz, process, utils
 
@@ -158,10 +158,11 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
             records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
     if not records:
         return 0
-    import pandas as pd  # see score_matrices
+    import numpy as np  # see score_matrices
 
-    frame = pd.DataFrame(records, columns=["dataset", "unit_id", "rank", "start_char", "end_char", "score"])
-    cur.register("alignment_frame", frame)
+    columns = ("dataset", "unit_id", "rank", "start_char", "end_char", "score")
+    frame = {name: np.array(values) for name, values in zip(columns, zip(*records, strict=True), strict=True)}
+    cur.register("alignment_frame", frame)  # a dict of NumPy columns: DuckDB scans it without pandas
     try:
         cur.execute(
             "INSERT INTO alignment (dataset, unit_id, rank, start_char, end_char, score) "

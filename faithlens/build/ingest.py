@@ -19,10 +19,11 @@ from faithlens import store
 from faithlens.build import alignment
 from faithlens.datasets.bundle import Bundle, write_bundle
 from faithlens.errors import FaithLensError, InputError
+from faithlens.store.claim_sets import claim_set_sql
 
 DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
 BUILD_HASH_KEY = "build_hash"
-EXTRACTED_CLAIM = "json_extract_string(attributes, '$.claim_set')"
+EXTRACTED_CLAIM = claim_set_sql()
 """Non-NULL for a claim a model extracted (`faithlens.llm.records`): kept when a bundled dataset is rebuilt."""
 PACKAGE = Path(__file__).resolve().parent.parent
 DATASET_NAME = re.compile(r"[A-Za-z0-9_-]+")

@@ -24,11 +24,18 @@ PAIR_COLUMNS = ("a", "b", "n", "kappa")
 CODE_COLUMNS = ("code", "units", "complete", "fleiss_kappa", "krippendorff_alpha", "pct_all_agree")
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    group = sub.add_parser("coding", help="coding sessions: import codes, agreement, export, list sessions")
-    actions = group.add_subparsers(dest="action", required=True)
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    """The options of `coding import|agreement|export|sessions` (`faithlens.cli.COMMANDS`)."""
+    options = {
+        "import": _import_options,
+        "agreement": _agreement_options,
+        "export": _export_options,
+        "sessions": _sessions_options,
+    }
+    options[name](parser)
 
-    parser = actions.add_parser("import", help="add coders' codes from a CSV (unit_id, coder, code[, note])")
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", help="CSV with a header unit_id, coder, code and optionally note")
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--session", required=True, help="the session to add to; made when there is none")
@@ -38,20 +45,23 @@ def configure(sub: argparse._SubParsersAction) -> None:
     add_db(parser)
     parser.set_defaults(run=_import)
 
-    parser = actions.add_parser("agreement", help="inter-coder agreement of a session, overall and per code")
+
+def _agreement_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", required=True)
     parser.add_argument("--json", action="store_true", help="print the JSON object")
     add_db(parser)
     parser.set_defaults(run=_agreement)
 
-    parser = actions.add_parser("export", help="every current code of a session with its provenance")
+
+def _export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", required=True)
     parser.add_argument("--format", required=True, choices=exchange.FORMATS)
     parser.add_argument("--out", required=True, help="the file to write (replaced if it exists)")
     add_db(parser)
     parser.set_defaults(run=_export)
 
-    parser = actions.add_parser("sessions", help="the coding sessions, newest first, with each coder's progress")
+
+def _sessions_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dataset", help="only this dataset's sessions")
     parser.add_argument("--json", action="store_true", help="print JSON rows")
     add_db(parser)

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from faithlens import config
 from faithlens.build import ingest
 from faithlens.cli.options import add_db, reading
 from faithlens.datasets import FORMATS, tofueval
+from faithlens.store.claim_sets import ClaimSet
 from faithlens.views import catalog
 
 PLURALS = {"document": "documents", "summary": "summaries", "unit": "sentences and claims", "label": "labels"}
 
 
 def _print_report(report: ingest.Report, verb: str) -> None:
+    """What was loaded on stdout; on stderr, one line per row repaired, dropped or left unattached and
+    per note of the ingest log (file, line or record, what happened), so nothing is dropped unsaid."""
     if report.skipped:
         print("database is up to date with data/; nothing to do")
         return
@@ -23,7 +27,8 @@ def _print_report(report: ingest.Report, verb: str) -> None:
         parts = ", ".join(f"{n:,} {PLURALS[table]}" for table, n in counts.items())
         print(f"{verb} {name}: {parts}")
     for kind, file, position, message in report.log:
-        print(f"  {kind}: {file}: {position}: {message}" if position else f"  {kind}: {file}: {message}")
+        where = f"{file}: {position}" if position else file
+        print(f"{kind}: {where}: {message}", file=sys.stderr)
     print(f"done in {report.seconds:.2f} s")
 
 
@@ -57,19 +62,27 @@ def _stats(args: argparse.Namespace) -> int:
             print(
                 f"{name}: {info['documents']} documents, {info['summaries']} summaries, {info['sentences']} sentences, {info['claims']} claims"
             )
+            for claim_set in info["extracted_claims"]:
+                print(f"  + {ClaimSet.from_json(claim_set).counted()}")
             for source, counts in info["sources"].items():
                 print(f"  {source} ({counts['kind']}): {counts['labelled']} labelled, {counts['scored']} scored")
     return 0
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("ingest", help="build or refresh the database from data/")
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    """The options of `ingest`, `import` or `stats` (`faithlens.cli.COMMANDS`)."""
+    options = {"ingest": _ingest_options, "import": _import_options, "stats": _stats_options}
+    options[name](parser)
+
+
+def _ingest_options(parser: argparse.ArgumentParser) -> None:
     add_db(parser)
     parser.add_argument("--data-dir", help="folder of raw datasets (default: data/)")
     parser.add_argument("--if-stale", action="store_true", help="do nothing when the database matches the raw files")
     parser.set_defaults(run=_ingest)
 
-    parser = sub.add_parser("import", help="add one file to the database")
+
+def _import_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file")
     parser.add_argument(
         "--format",
@@ -90,7 +103,8 @@ def configure(sub: argparse._SubParsersAction) -> None:
     add_db(parser)
     parser.set_defaults(run=_import)
 
-    parser = sub.add_parser("stats", help="counts and label distributions per dataset")
+
+def _stats_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the JSON document")
     add_db(parser)
     parser.set_defaults(run=_stats)

@@ -20,12 +20,11 @@ from faithlens.analysis import mapping
 from faithlens.analysis.tag_stats import ANY_SOURCE, DIMENSIONS
 from faithlens.analysis.thresholds import ALL
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
+from faithlens.views import errors
 from faithlens.vocab import LEVELS
 
 
 def _run(args: argparse.Namespace) -> int:
-    from faithlens.views import errors  # imported on use: scikit-learn adds ~1 s to every other command's start
-
     with reading(args.db) as conn, conn.cursor() as cur:
         family = errors.find_family(cur, args.dataset, args.family, args.level)
         tagged_by = family.tagged_by(args.tagged_by)
@@ -43,7 +42,7 @@ def _run(args: argparse.Namespace) -> int:
             "rows": [row.as_json() for row in shown.rows],
         }
         if args.recall_for:
-            recall = _recall(cur, args, errors, family, tagged_by)
+            recall = _recall(cur, args, family, tagged_by)
             out.update(recall, notes=[*out["notes"], *recall["notes"]])
     if args.json:
         print(json.dumps(out, indent=2))
@@ -61,7 +60,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _recall(cur, args: argparse.Namespace, errors, family, tagged_by: str | None) -> dict[str, object]:
+def _recall(cur, args: argparse.Namespace, family, tagged_by: str | None) -> dict[str, object]:
     if args.reference is None:
         reference = errors.default_reference(errors.sources_at(cur, args.dataset, family), family)
     else:
@@ -90,15 +89,11 @@ def _recall(cur, args: argparse.Namespace, errors, family, tagged_by: str | None
     }
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "errors",
-        help="a tag family's values per generator, topic type or corpus, and recall per value (as the Errors page)",
-        description=(
-            "FAMILY is a tag kind (error_type, difficulty, ambiguity_type, a codebook's family) or verdict:SOURCE "
-            "(that source's labels as values). Rows: the units carrying each value per group, and their % of the "
-            "units carrying any value of the family in the group (--of tagged) or of every unit (--of all)."
-        ),
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.description = (
+        "FAMILY is a tag kind (error_type, difficulty, ambiguity_type, a codebook's family) or verdict:SOURCE "
+        "(that source's labels as values). Rows: the units carrying each value per group, and their % of the "
+        "units carrying any value of the family in the group (--of tagged) or of every unit (--of all)."
     )
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--family", required=True, help="error_type, difficulty, ambiguity_type, verdict:gold, ...")

@@ -12,7 +12,6 @@ import json
 import sys
 
 from faithlens import config, store
-from faithlens.cli import llm_runs
 from faithlens.cli.options import add_db, reading
 from faithlens.llm import ask, costs, methods, providers, targets
 from faithlens.llm.usage import cost_text, usage_rows
@@ -20,18 +19,15 @@ from faithlens.llm.usage import cost_text, usage_rows
 DEFAULT_METHOD = {"verify": None, "rewrite": "arm-rewrite"}
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    group = sub.add_parser("llm", help="ask a language model about one unit, with the papers' prompts")
-    actions = group.add_subparsers(dest="action", required=True)
-    for action in ("verify", "rewrite"):
-        parser = actions.add_parser(action, help=f"{action} one sentence, claim or summary")
-        _ask_options(parser, action)
-        parser.set_defaults(run=_run_ask, action=action)
-    report = actions.add_parser("costs", help="calls, tokens and cost by model, method and day")
-    add_db(report)
-    report.add_argument("--json", action="store_true", help="print JSON rows")
-    report.set_defaults(run=_run_costs)
-    llm_runs.configure(actions)
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    """The options of `llm verify|rewrite|costs` (`faithlens.cli.COMMANDS`; `llm run|runs` are `llm_runs`')."""
+    if name == "costs":
+        add_db(parser)
+        parser.add_argument("--json", action="store_true", help="print JSON rows")
+        parser.set_defaults(run=_run_costs)
+        return
+    _ask_options(parser, name)
+    parser.set_defaults(run=_run_ask, action=name)
 
 
 def _ask_options(parser: argparse.ArgumentParser, action: str) -> None:
@@ -104,6 +100,8 @@ def _summary(answer: ask.Answer) -> str:
         lines.append(f"draws: {', '.join(answer.votes)} (majority: {answer.raw_label or 'none'})")
     if answer.points is not None:
         lines += ["explanation points:", *(f"  - {p}" for p in answer.points)]
+    if answer.points_failure:
+        lines.append(f"explanation points failed: {answer.points_failure} (the rewrite is stored and counts)")
     if answer.items and answer.rewrite is None:
         lines += ["items:", *(f"  - {item}" for item in answer.items)]
     tokens = (

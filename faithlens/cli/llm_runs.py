@@ -27,15 +27,16 @@ EXIT_STOPPED = 1
 PROGRESS_EVERY_S = 0.5
 
 
-def configure(actions: argparse._SubParsersAction) -> None:
-    parser = actions.add_parser("run", help="run a method over a dataset, a level, a split (background-safe)")
-    _run_options(parser)
-    parser.set_defaults(run=_run)
-    listing = actions.add_parser("runs", help="list runs with their progress and cost")
-    listing.add_argument("--dataset")
-    listing.add_argument("--json", action="store_true")
-    add_db(listing)
-    listing.set_defaults(run=_runs)
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    """The options of `llm run` or `llm runs` (`faithlens.cli.COMMANDS`)."""
+    if name == "run":
+        _run_options(parser)
+        parser.set_defaults(run=_run)
+        return
+    parser.add_argument("--dataset")
+    parser.add_argument("--json", action="store_true")
+    add_db(parser)
+    parser.set_defaults(run=_runs)
 
 
 def _run_options(parser: argparse.ArgumentParser) -> None:
@@ -185,6 +186,8 @@ def _result(now: engine.Snapshot, wall_s: float, agreement: stability.Stability 
         "cost": now.cost,
         "wall_s": round(wall_s, 3),
         "failures": [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in now.failures],
+        "points_failed": now.points_failed,
+        "points_failures": [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in now.points_failures],
     }
     if agreement is not None:
         result["self_agreement"] = agreement.to_json()
@@ -199,6 +202,9 @@ def _text(result: dict[str, object]) -> str:
         f"{result['output_tokens']:,} out, {costs.describe_cost(result['cost'])}, {result['wall_s']} s",
     ]
     lines += [f"  failed: {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["failures"]]
+    if result["points_failed"]:
+        lines.append(f"explanation points failed for {result['points_failed']:,} done items (the rewrites count)")
+        lines += [f"  {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["points_failures"]]
     if "arm" in result:
         lines.append(_arm_text(result["arm"]))
     if "self_agreement" in result:
@@ -256,6 +262,7 @@ def _runs(args: argparse.Namespace) -> int:
         print(
             f"run {r.run_id} {r.created_at:%Y-%m-%d %H:%M} {r.source} over {r.selection}: {r.state}; "
             f"{r.done:,} done, {r.failed:,} failed of {r.total:,}; {r.calls:,} calls, {costs.describe_cost(r.cost)}"
+            + (f"; explanation points failed for {r.points_failed:,}" if r.points_failed else "")
         )
         if r.run_id in arm:
             print("  " + _arm_text(arm[r.run_id]))

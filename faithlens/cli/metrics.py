@@ -2,7 +2,9 @@
 
 Calls the same core function as the Compare page (`faithlens.views.compare.compare`). One JSON object per
 compared source and split: split `all` for all units together, then each split of the dataset; a
-tuned score source has only the rows of the splits its threshold is tuned on and applied to.
+tuned score source has only the rows of the splits its threshold is tuned on and applied to. Each
+object holds every number the page shows for that row (`compare.JSON_KEYS`, `confusion`,
+`compare.PAIR_KEYS`); the text table leaves out the matrix and the coverage.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from faithlens.analysis import mapping
 from faithlens.analysis.thresholds import GRID, TUNINGS
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.errors import FaithLensError
+from faithlens.views import compare
 from faithlens.vocab import GOLD, LEVELS
 
 
@@ -27,8 +30,6 @@ def _sources(text: str | None) -> list[str] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from faithlens.views import compare  # imported on use: scikit-learn adds ~1 s to every other command's start
-
     if args.level not in LEVELS:
         raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
     chosen_mapping = mapping.Mapping.parse(args.mapping)
@@ -46,19 +47,21 @@ def _run(args: argparse.Namespace) -> int:
             tuning=args.tuning,
         )
     rows = result.json_rows(with_group=args.by_topic)
-    print(json.dumps(rows, indent=2) if args.json else table(rows, compare.JSON_KEYS))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    shown = [*compare.JSON_KEYS, *(("topic_type", "corpus") if args.by_topic else ())]
+    print(table([{key: row[key] for key in shown} for row in rows], tuple(shown)))
     return 0
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "metrics",
-        help="agreement metrics of label sources against a reference (as the Compare page)",
-        description=(
-            "Cohen's kappa, % faithful, precision/recall of the faithful class, % easy/hard unfaithful detected, "
-            "balanced accuracy and per-class F1 of each compared source against the reference, over the units both "
-            "label, for all units and per split. Percentages (pct_*, balanced_accuracy) are 0-100."
-        ),
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.description = (
+        "Cohen's kappa, % faithful, precision/recall of the faithful class, % easy/hard unfaithful detected, "
+        "balanced accuracy, per-class F1 and macro-F1 of each compared source against the reference, over the units "
+        "both label, for all units and per split, with the units the mapping leaves out; --json adds each row's "
+        "confusion matrix and how many units each source labels: every number the Compare page shows. "
+        "Percentages (pct_*, balanced_accuracy) are 0-100."
     )
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--level", required=True, help=f"one of {', '.join(LEVELS)}")

@@ -36,10 +36,12 @@ def add_mapping_and_thresholds(parser: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def reading(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """The database for a read-only command. While the app holds it, a snapshot, said on stderr."""
+    """The database for a read-only command. While the app holds it, a snapshot; a server's replica
+    of a team store, brought up to date first, or with what its figures stand at; each said on stderr."""
     with store.open_for_reading(config.db_path(db)) as opened:
-        if opened.note:
-            print(f"note: {opened.note}", file=sys.stderr)
+        for note in (opened.note, opened.team):
+            if note:
+                print(f"note: {note}", file=sys.stderr)
         yield opened.conn
 
 

@@ -15,14 +15,13 @@ import argparse
 import json
 
 from faithlens.cli.options import add_db, reading, table
+from faithlens.views import reproduced
 from faithlens.views.states import REPRODUCED_STATUSES
 
 SHOWN = ("table", "row", "split", "column", "paper_value", "ours", "status", "cause_kind")
 
 
 def _run(args: argparse.Namespace) -> int:
-    from faithlens.views import reproduced  # imported on use: scikit-learn adds ~1 s to every other command's start
-
     with reading(args.db) as conn, conn.cursor() as cur:
         report = reproduced.reproduce(cur)
     figures = [
@@ -55,14 +54,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def configure(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser(
-        "reproduced",
-        help="every published figure FaithLens reproduces, ours beside the paper's (as the Reproduced figures page)",
-        description=(
-            "Each printed figure of the papers' tables that FaithLens computes, ours beside it, whether ours rounds "
-            "to the printed figure (matches) or not (differs, with the cause), and the app view that computes it."
-        ),
+def configure(parser: argparse.ArgumentParser, name: str) -> None:
+    parser.description = (
+        "Each printed figure of the papers' tables that FaithLens computes, ours beside it, whether ours rounds "
+        "to the printed figure (matches) or not (differs, with the cause), and the app view that computes it."
     )
     parser.add_argument("--paper", help="only this paper (storysumm, fables, tofueval, arm)")
     parser.add_argument("--table", help="only this table, by its key (table8, release, figure2, ...)")

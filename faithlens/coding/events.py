@@ -83,7 +83,7 @@ def check(
     where = f"{session.name} / {sub.unit}"
     note = (sub.note or "").strip() or None
     if settled:
-        codes = _check_codes(book, tuple(sub.codes), where)
+        codes = _check_offered(session, book, _check_codes(book, tuple(sub.codes), where), where)
         _require_note(book, codes, note, where)
         return Submission(sub.unit, codes, note, None)
     if session.mode == "line-by-line":
@@ -101,20 +101,34 @@ def check(
     return Submission(sub.unit, codes, note, None)
 
 
+def _check_offered(session: Session, book: Codebook, codes: tuple[str, ...], where: str) -> tuple[str, ...]:
+    """Refuse a code the mode does not offer for the unit (N/A for a whole summary in hybrid)."""
+    refused = [key for key in codes if key not in modes.offered_codes(session.mode, book)]
+    if refused:
+        raise CodingError(
+            f"{where}: {book.code(refused[0]).name} is an answer for a line, not for a whole summary",
+            "label the summary consistent or inconsistent",
+        )
+    return codes
+
+
 def _line_by_line(cur, session: Session, book: Codebook, sub: Submission, note: str | None) -> Submission:
+    """Every sentence coded (an unfaithful one explained); messages name a sentence as the form does, S1 to Sn."""
     sentences = [uid for uid, _ in modes.context(cur, session, sub.unit).sentences]
+    named = {uid: f"S{number}" for number, uid in enumerate(sentences, start=1)}
     given = (sub.detail or {}).get("sentences") or {}
-    missing = [uid for uid in sentences if uid not in given]
+    missing = [named[uid] for uid in sentences if uid not in given]
     if missing or set(given) - set(sentences):
         raise CodingError(
-            f"{session.name} / {sub.unit}: sentences {', '.join(missing) or 'outside this summary'} not coded as asked",
+            f"{session.name} / {sub.unit}: {', '.join(missing) or 'sentences outside this summary'} not coded as asked",
             "code every sentence of the summary, and only those",
         )
     coded = {}
     for uid in sentences:
-        codes = _check_codes(book, (given[uid].get("code"),), uid)
+        codes = _check_codes(book, (given[uid].get("code"),), named[uid])
         sentence_note = (given[uid].get("note") or "").strip() or None
-        _require_note(book, codes, sentence_note, uid)
+        if book.code(codes[0]).explanation == "required" and not sentence_note:
+            raise CodingError(f"{named[uid]} needs an explanation ({book.code(codes[0]).name})", "say why under it")
         coded[uid] = {"code": codes[0], "note": sentence_note}
     verdicts = {book.code(part["code"]).verdict for part in coded.values()}
     follows = "unfaithful" if "unfaithful" in verdicts else "faithful"
@@ -136,7 +150,7 @@ def _hybrid(cur, session: Session, book: Codebook, sub: Submission, note: str | 
         if not isinstance(answer.get("agree"), bool) or not why:
             raise CodingError(f"{where}: suggestion {number} needs agree or disagree and why", "answer it, then save")
         judged.append({"text": text, "agree": answer["agree"], "why": why})
-    codes = _check_codes(book, tuple(sub.codes), where)
+    codes = _check_offered(session, book, _check_codes(book, tuple(sub.codes), where), where)
     _require_note(book, codes, note, where)
     return Submission(sub.unit, codes, note, {"suggestions": judged})
 

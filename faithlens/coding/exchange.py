@@ -24,6 +24,7 @@ from faithlens.coding.sessions import ADJUDICATED, Session, SessionSpec
 from faithlens.datasets.readers import read_csv
 from faithlens.errors import FaithLensError, InputError, NotFoundError
 from faithlens.llm.runs.spec import Selection, select_units
+from faithlens.store.claim_sets import claim_set_sql
 from faithlens.vocab import LEVELS
 
 FORMATS = ("csv", "jsonl", "parquet")
@@ -295,7 +296,7 @@ def _spec(
 def _claim_set(cur: duckdb.DuckDBPyConnection, dataset: str, unit: str) -> str | None:
     """The claim set of the file's first claim (None: the dataset's own claims, or no such claim)."""
     row = cur.execute(
-        "SELECT json_extract_string(attributes, '$.claim_set') FROM unit WHERE dataset = ? AND unit_id = ?",
+        f"SELECT {claim_set_sql()} FROM unit WHERE dataset = ? AND unit_id = ?",
         [dataset, unit],
     ).fetchone()
     return row[0] if row else None

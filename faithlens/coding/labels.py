@@ -16,6 +16,7 @@ import duckdb
 from faithlens import store
 from faithlens.coding import modes
 from faithlens.coding.codebook import Codebook
+from faithlens.unit_filter import level_noun
 
 CODING_ORIGIN = "app"
 """label_source.origin of coders: not 'bundled', so a re-ingest of the benchmarks keeps them."""
@@ -47,7 +48,9 @@ def label_writes(session, book: Codebook, coder: str, sub) -> list[LabelWrite]:
 def _source_row(cur, session, book: Codebook, coder: str, suffix: str) -> str:
     source = session.source(coder) + suffix
     judged = "the rewrites shown in place of " if suffix else ""
-    description = f"{coder}'s codes of {judged}{session.level}s in coding session {session.name} ({book.title})"
+    description = (
+        f"{coder}'s codes of {judged}{level_noun(session.level)} in coding session {session.name} ({book.title})"
+    )
     stored = cur.execute(
         "SELECT codebook, description FROM label_source WHERE dataset = ? AND source = ?", [session.dataset, source]
     ).fetchone()

@@ -25,6 +25,8 @@ import duckdb
 from faithlens import store
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
+from faithlens.llm import points as llm_points
+from faithlens.unit_filter import level_noun
 
 ORIGINAL, REWRITE, NEUTRAL = "original", "rewrite", "neutral"
 POINT_MARKS = ("IMPORTANT", "NEUTRAL", "WRONG")
@@ -43,6 +45,13 @@ class Context:
     shown: str | None = None
     order: tuple[str, ...] = ()
     points: tuple[str, ...] = ()
+    points_reason: str | None = None
+    """ARM preference: why the rewrite has no explanation points to mark (never asked, failed to parse, r = s,
+    no explanation), worded without naming either version; None when it has points."""
+    points_askable: bool = False
+    """Asking for the points again could give them (`faithlens.llm.points.ask_again`)."""
+    points_unit: str | None = None
+    """ARM preference: the unit whose rewrite the points explain (what asking again asks about)."""
 
 
 @dataclass(frozen=True)
@@ -60,7 +69,8 @@ class Mode:
         self, cur: duckdb.DuckDBPyConnection, dataset: str, level: str, book: Codebook, suggestions: str | None
     ) -> None:
         if level not in self.levels:
-            raise FaithLensError(f"{self.title} codes {' or '.join(self.levels)}s, not {level}s", "pick that level")
+            levels = " or ".join(level_noun(name) for name in self.levels)
+            raise FaithLensError(f"{self.title} codes {levels}, not {level_noun(level)}", "pick that level")
         if self.verdicts_only and not book.verdicts:
             raise FaithLensError(
                 f"{self.title} needs a codebook of verdicts (faithful, unfaithful, ...); {book.name} holds tags",
@@ -82,18 +92,16 @@ class Mode:
         units: list[str],
         described: str,
     ) -> tuple[list[str], str]:
-        """Keep the units this mode can show: those with suggestions or a rewrite from `source`."""
+        """Keep the units this mode can show: those with suggestions or a rewrite from `source`. The set in
+        words reads as a phrase: "6 summaries with inconsistencies suggested by S, of all 96 summaries"."""
         if self.suggestions == "inconsistencies":
-            have, which = (
-                set(_suggested(cur, dataset, source, units)),
-                f"those with inconsistencies suggested by {source}",
-            )
+            have, which = set(_suggested(cur, dataset, source, units)), f"with inconsistencies suggested by {source}"
         elif self.suggestions == "rewrites":
-            have, which = set(_rewrites(cur, dataset, level, source, units)), f"those {source} rewrote"
+            have, which = set(_rewrites(cur, dataset, level, source, units)), f"that {source} rewrote"
         else:
             return units, described
         kept = [u for u in units if u in have]
-        return kept, f"{len(kept):,} of {described}: {which}"
+        return kept, f"{len(kept):,} {level_noun(level, len(kept))} {which}, of {described}"
 
 
 MODES: dict[str, Mode] = {
@@ -121,17 +129,49 @@ def mode(name: str) -> Mode:
     return MODES[name]
 
 
+WHOLE_SUMMARY_MODES = ("line-by-line", "hybrid")
+"""Modes whose summary label answers StorySumm's overall question, "is the summary consistent?" (Yes or No):
+"N/A, just commentary" is an answer for a line (Appendix D), never for a whole summary."""
+
+
+def offered_codes(mode_name: str, book: Codebook) -> tuple[str, ...]:
+    """The code keys a unit of this mode can carry: every code of the codebook, except the N/A codes
+    (verdict n/a) for a whole summary in line-by-line and hybrid."""
+    if mode_name in WHOLE_SUMMARY_MODES:
+        return tuple(code.key for code in book.codes if code.verdict != "n/a")
+    return book.keys
+
+
+def agreed_yet_consistent(book: Codebook, codes: tuple[str, ...], answers: list[dict]) -> list[int]:
+    """Hybrid: the suggestions (numbered from 1) the coder agrees are inconsistencies while labelling the
+    summary faithful. StorySumm B.2 makes the summary label follow from the agreed inconsistencies, so the
+    page warns; it does not refuse (the coder may have a reason, and says it in the note)."""
+    if not any(key in book.keys and book.code(key).verdict == "faithful" for key in codes):
+        return []
+    return [number for number, answer in enumerate(answers, start=1) if answer.get("agree") is True]
+
+
+def preference_tags(order: tuple[str, ...]) -> dict[str, str]:
+    """ARM preference: the letter each version carries for this unit (A is the one shown first)."""
+    return {variant: tag for tag, variant in zip("AB", order, strict=False)}
+
+
 def _suggested(cur: duckdb.DuckDBPyConnection, dataset: str, source: str | None, units: list[str]) -> dict:
-    """Summary id -> the newest parsed inconsistencies `source` suggested for it."""
+    """Summary id -> the inconsistencies `source` suggested for it: the newest parsed answer to each of
+    the method's prompts, their items joined in prompt order (StorySumm B.2 sends Prompt 1 and Prompt 2
+    and concatenates both lists)."""
     rows = cur.execute(
         """
         SELECT target_id, parsed FROM llm_call
         WHERE dataset = ? AND source = ? AND level = 'summary' AND status = 'ok' AND list_contains(?, target_id)
-        QUALIFY row_number() OVER (PARTITION BY target_id ORDER BY call_id DESC) = 1
+        QUALIFY row_number() OVER (PARTITION BY target_id, prompt_name ORDER BY call_id DESC) = 1
+        ORDER BY target_id, prompt_name
         """,
         [dataset, source, units],
     ).fetchall()
-    found = {target: tuple(json.loads(parsed).get("items") or ()) for target, parsed in rows}
+    found: dict[str, tuple[str, ...]] = {}
+    for target, parsed in rows:
+        found[target] = found.get(target, ()) + tuple(json.loads(parsed).get("items") or ())
     return {target: items for target, items in found.items() if items}
 
 
@@ -147,15 +187,12 @@ def _rewrites(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, source: 
     return {target: rewrite for target, rewrite, raw in rows if rewrite and raw == "rewritten"}
 
 
-def _points(cur: duckdb.DuckDBPyConnection, dataset: str, source: str, unit: str) -> tuple[str, ...]:
-    row = cur.execute(
-        """
-        SELECT parsed FROM llm_call WHERE dataset = ? AND source = ? AND target_id = ?
-          AND prompt_name = 'arm-explanation-points' AND status = 'ok' ORDER BY call_id DESC LIMIT 1
-        """,
-        [dataset, source, unit],
-    ).fetchone()
-    return tuple(json.loads(row[0]).get("items") or ()) if row else ()
+def _points(cur: duckdb.DuckDBPyConnection, session, unit: str) -> llm_points.Points:
+    """The explanation points of the unit's rewrite, looked up by their request (not by unit: a unit whose
+    points came from another unit's cached call has them too), or why there are none."""
+    if session.mode != "arm-preference":
+        return llm_points.Points()
+    return llm_points.lookup(cur, session.dataset, session.level, session.suggestions, unit)
 
 
 def shown_variant(seed: int, unit: str) -> str:
@@ -179,11 +216,15 @@ def context(cur: duckdb.DuckDBPyConnection, session, unit: str) -> Context:
         ).fetchone()[0]
         rewrite = _rewrites(cur, session.dataset, session.level, session.suggestions, [unit]).get(unit)
         order = (ORIGINAL, REWRITE) if shown_variant(session.seed, unit) == ORIGINAL else (REWRITE, ORIGINAL)
+        found = _points(cur, session, unit)
         return Context(
             original=original,
             rewrite=rewrite,
             shown=order[0],
             order=order,
-            points=_points(cur, session.dataset, session.suggestions, unit) if session.mode == "arm-preference" else (),
+            points=found.points,
+            points_reason=found.reason,
+            points_askable=found.askable,
+            points_unit=unit if session.mode == "arm-preference" else None,
         )
     return Context()

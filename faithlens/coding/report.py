@@ -29,6 +29,8 @@ class SessionAgreement:
     overall: agreement.Agreement
     per_code: tuple[tuple[str, agreement.Agreement], ...]
     sentences: agreement.Agreement | None = None
+    """Line-by-line: agreement on the summaries' sentences (StorySumm's level), as `overall` on the summaries."""
+    sentence_per_code: tuple[tuple[str, agreement.Agreement], ...] = ()
     arm: dict[str, float | int | None] = field(default_factory=dict)
 
     def as_dict(self) -> dict:
@@ -36,6 +38,7 @@ class SessionAgreement:
         out["per_code"] = [{"code": key, **found.as_dict()} for key, found in self.per_code]
         if self.sentences is not None:
             out["sentences"] = self.sentences.as_dict()
+            out["sentences"]["per_code"] = [{"code": key, **found.as_dict()} for key, found in self.sentence_per_code]
         if self.arm:
             out["arm"] = dict(self.arm)
         return out
@@ -54,7 +57,8 @@ def code_value(codes: tuple[str, ...]) -> str:
     return "|".join(codes)
 
 
-def _sentences(current: dict) -> dict[str, dict[str, str]]:
+def sentence_codes(current: dict) -> dict[str, dict[str, str]]:
+    """Line-by-line: sentence -> coder -> the code the coder gave that sentence (from `events.current`)."""
     table: dict[str, dict[str, str]] = {}
     for (coder, _), code in current.items():
         if coder != ADJUDICATED:
@@ -69,13 +73,17 @@ def session_agreement(conn: duckdb.DuckDBPyConnection, session: Session) -> Sess
     table = events.current_codes(conn, session)
     detailed = session.mode != "codes"
     current = events.current(conn, session) if detailed else {}
-    overall, per_code = agreement.with_per_code(table, book.keys)
+    overall, per_code = agreement.with_per_code(table, modes.offered_codes(session.mode, book))
+    sentences, sentence_per_code = None, []
+    if session.mode == "line-by-line":
+        sentences, sentence_per_code = agreement.with_per_code(sentence_codes(current), book.keys)
     return SessionAgreement(
         session=session.name,
         session_units=len(session.units),
         overall=overall,
         per_code=tuple(per_code),
-        sentences=agreement.agreement(_sentences(current)) if session.mode == "line-by-line" else None,
+        sentences=sentences,
+        sentence_per_code=tuple(sentence_per_code),
         arm=_arm(session, book, current) if detailed else {},
     )
 
@@ -116,8 +124,10 @@ def _arm_faithfulness(book: Codebook, current: dict) -> dict[str, float | int | 
 
 
 def _arm_preference(current: dict) -> dict[str, float | int | None]:
-    """ARM Table 4's Preferred: % of units whose coders' majority preferred each variant; and % of
-    units (2+ coders) where every coder chose the same."""
+    """ARM Table 4's Preferred: of the units judged, % whose coders' majority (the most common choice, no
+    tie) preferred each variant, as the paper's "percent of each claim type" over its 91 claims; how many
+    units a variant won, and how many none did (the majority chose Neither, or a tie); and % of units (2+
+    coders) where every coder chose the same."""
     by_unit: dict[str, list[str]] = {}
     for (coder, unit), code in current.items():
         if coder != ADJUDICATED:
@@ -128,8 +138,11 @@ def _arm_preference(current: dict) -> dict[str, float | int | None]:
         (top, count), *rest = Counter(codes).most_common()
         if not rest or rest[0][1] < count:
             majority[top] += 1
+    preferred = majority[modes.REWRITE] + majority[modes.ORIGINAL]
     return {
         "preference_units": len(by_unit),
+        "preferred_units": preferred,
+        "no_preference_units": len(by_unit) - preferred,
         "pct_rewrite_preferred": _pct(majority[modes.REWRITE], len(by_unit)),
         "pct_original_preferred": _pct(majority[modes.ORIGINAL], len(by_unit)),
         "preference_pct_all_agree": _pct(sum(len(set(c)) == 1 for c in several), len(several)),

@@ -20,6 +20,7 @@ from faithlens.coding import library, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.llm.runs.spec import Selection, select_units
+from faithlens.unit_filter import level_noun
 from faithlens.vocab import LEVELS
 
 ADJUDICATED = "adjudicated"
@@ -124,11 +125,12 @@ def plan_units(cur: duckdb.DuckDBPyConnection, spec: SessionSpec) -> tuple[list[
     units, described = select_units(cur, spec.dataset, spec.level, spec.selection)
     units, described = modes.mode(spec.mode).narrow(cur, spec.dataset, spec.level, spec.suggestions, units, described)
     if spec.units is not None:
-        noun = spec.level if len(spec.units) == 1 else {"summary": "summaries"}.get(spec.level, f"{spec.level}s")
+        noun = level_noun(spec.level, len(spec.units))
         return _named(units, spec), f"{len(spec.units):,} {noun} named by {spec.units_from}"
     if spec.sample is not None and spec.sample < len(units):
         chosen = set(random.Random(spec.seed).sample(units, spec.sample))
-        described = f"a random sample (seed {spec.seed}) of {spec.sample:,} of {described}"
+        noun = level_noun(spec.level, spec.sample)
+        described = f"{spec.sample:,} {noun} drawn at random (seed {spec.seed}) from {described}"
         units = [unit for unit in units if unit in chosen]
     if not units:
         raise FaithLensError(f"no units: {described}", "widen the unit set (split, Explore filter or sample)")

@@ -1,7 +1,7 @@
 """What a loader produces: rows for each canonical table of one dataset, plus the ingest log.
 
 Loaders build a Bundle in memory (validating as they go) through its typed helpers; `write_bundle`
-inserts it inside the caller's transaction, each table in one `INSERT ... SELECT` from a DataFrame.
+inserts it inside the caller's transaction, each table in one `INSERT ... SELECT` from NumPy columns.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from faithlens.errors import InputError
 from faithlens.vocab import GOLD
 
 if TYPE_CHECKING:
-    import pandas as pd
+    import numpy as np
 
 COLUMNS: dict[str, tuple[str, ...]] = {
     "dataset": ("name", "format", "origin", "source_files", "description", "license", "citation"),
@@ -125,20 +125,27 @@ def check_unique(file: str, what: str, ids: list[str]) -> None:
         seen.add(item)
 
 
-def _frame(table: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """The rows as one NumPy object array per column of `table`, which DuckDB scans as a table
+    without pandas (importing it would cost a fresh `ingest` more than its whole write). JSON and
+    list columns travel as JSON text (`_select`)."""
     # Imported here: the Overview reaches this module (for the paper tables) and draws its first
-    # chart before pandas is loaded; only ingest and import write bundles.
-    import pandas as pd
+    # chart before numpy is loaded; only ingest and import write bundles.
+    import numpy as np
 
-    columns = COLUMNS[table]
-    data = {column: [row.get(column) for row in rows] for column in columns}
-    for column in JSON_COLUMNS & set(columns):
-        data[column] = [None if value is None else json.dumps(value, ensure_ascii=False) for value in data[column]]
-    frame = pd.DataFrame(data, columns=list(columns))
-    for column in columns:
-        if column not in LIST_COLUMNS:
-            frame[column] = frame[column].astype(object)
-    return frame
+    columns = {}
+    for column in COLUMNS[table]:
+        values = [row.get(column) for row in rows]
+        if column in JSON_COLUMNS or column in LIST_COLUMNS:
+            values = [None if value is None else json.dumps(value, ensure_ascii=False) for value in values]
+        columns[column] = np.empty(len(values), dtype=object)
+        columns[column][:] = values
+    return columns
+
+
+def _select(column: str) -> str:
+    """A column of the scanned bundle as its table stores it: a list column back from its JSON text."""
+    return f"from_json({column}, '[\"VARCHAR\"]')" if column in LIST_COLUMNS else column
 
 
 def write_bundle(cur: duckdb.DuckDBPyConnection, bundle: Bundle) -> None:
@@ -147,13 +154,13 @@ def write_bundle(cur: duckdb.DuckDBPyConnection, bundle: Bundle) -> None:
         rows = bundle.rows[table]
         if not rows:
             continue
-        cur.register("bundle_frame", _frame(table, rows))
+        cur.register("bundle_frame", _columns(table, rows))
         try:
             if table in UPDATES:
                 _attach_texts(cur)
             else:
-                names = ", ".join(columns)
-                cur.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM bundle_frame")
+                names, values = ", ".join(columns), ", ".join(_select(column) for column in columns)
+                cur.execute(f"INSERT INTO {table} ({names}) SELECT {values} FROM bundle_frame")
         finally:
             cur.unregister("bundle_frame")
 

@@ -68,13 +68,21 @@ class Answer:
     votes: tuple[str, ...] = ()
     """A self-consistency vote: each draw's answer, in draw order."""
     points: tuple[str, ...] | None = None
+    """ARM A.3's explanation points; None when they were not asked (r = s, no explanation) or failed."""
+    points_failure: str | None = None
+    """Why the explanation points failed ("parse_failure: expected points between <item></item> tags; ...");
+    the rewrite itself is stored and counts, so the answer stays ok and says this beside it."""
     diff: tuple[DiffOp, ...] = ()
     spent: Spend = Spend()
 
     def with_points(self, points_call: records.Call) -> Answer:
-        """Add ARM's explanation points (A.3) from their own call; a failed split leaves points unknown."""
-        points = tuple(points_call.parsed.get("items") or ()) if points_call.status == "ok" else None
-        return dataclasses.replace(_merge(self, [points_call]), points=points)
+        """Add ARM's explanation points (A.3) from their own call; a failed split leaves points unknown and
+        says why in `points_failure`."""
+        if points_call.status == "ok":
+            points, failure = tuple(points_call.parsed.get("items") or ()), None
+        else:
+            points, failure = None, f"{points_call.status}: {points_call.failure or points_call.status}"
+        return dataclasses.replace(_merge(self, [points_call]), points=points, points_failure=failure)
 
     def with_original(self, original: str) -> Answer:
         """ARM's signals against the claim as written; the label is r != s, as `interpret` stores it."""

@@ -45,6 +45,9 @@ class Ask:
     """Retries of a failed call (429, 5xx, lost connection) before it counts as failed; None: the SDK's 2."""
     labels: bool = True
     """Write label events. A run's later repeats do not, so its source keeps the first repeat's verdicts."""
+    fresh_points: bool = False
+    """Ask ARM's explanation points again (a new sample) while the rewrite comes from the cache: the
+    split failed to parse, and the rewrite the coders see must stay the same."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,7 @@ def prepare(
     endpoint = providers.Endpoint.resolve(what.provider, what.base_url)
     prices = prices if prices is not None else costs.load_prices()
     asking = _Asking(conn, target, what, endpoint, on_text, prices, gate or contextlib.nullcontext())
-    variant = what.variant if what.variant is not None else method.default_variant(what.provider)
+    variant = method.resolve_variant(what.variant, what.provider)
     slots = _slots(target, what)
     evidence_setting = what.evidence if method.evidence else None
     source = what.source or methods.source_name(method.name, variant, evidence_setting, what.model)
@@ -137,11 +140,35 @@ def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
     result = combine(prepared.method.name, calls).with_original(asking.target.text)
     if prepared.method.draws > 1 and result.status == "ok" and label and asking.target.dataset is not None:
         _label_vote(asking, prepared.requests[0], calls, result)
-    if prepared.method.action == "rewrite" and result.status == "ok" and result.explanation:
-        explained = {**prepared.slots, "explanation": result.explanation}
-        points = _answer(asking, _request(asking, methods.POINTS_PROMPT, explained, prepared.source), label=False)
+    if prepared.method.action == "rewrite" and result.status == "ok" and result.rewritten and result.explanation:
+        points = explanation_points(asking, result.explanation, prepared.source, asking.what.fresh_points)
         result = result.with_points(points)
     return result
+
+
+def explanation_points(asking: _Asking, explanation: str, source: str, fresh: bool = False) -> records.Call:
+    """ARM A.3: a rewrite's explanation split into points, a request of its own (cached like any other,
+    keyed by the explanation, so another unit with the same explanation shares it). `fresh` asks a new
+    sample. Not asked when r = s: ARM has nothing to mark there (the caller checks)."""
+    if fresh:
+        asking = dataclasses.replace(asking, what=dataclasses.replace(asking.what, fresh=True, sample=None))
+    request = _request(asking, methods.POINTS_PROMPT, {"explanation": explanation}, source)
+    return _answer(asking, request, label=False)
+
+
+def ask_points(
+    conn: duckdb.DuckDBPyConnection,
+    target: Target,
+    endpoint: providers.Endpoint,
+    model: str,
+    explanation: str,
+    source: str,
+) -> records.Call:
+    """Ask a stored rewrite's explanation points anew (a new sample of the same request), sent where the
+    rewrite was: a coder's "ask again" after the split failed or was never made."""
+    what = Ask(methods.POINTS_PROMPT, endpoint.provider, model, base_url=endpoint.base_url, labels=False)
+    asking = _Asking(conn, target, what, endpoint, None, costs.load_prices())
+    return explanation_points(asking, explanation, source, fresh=True)
 
 
 def _label_vote(asking: _Asking, request: Request, calls: list[records.Call], result: Answer) -> None:
@@ -182,17 +209,30 @@ def _request(asking: _Asking, name: str, slots: dict[str, str], source: str, dra
             f"{asking.target.document_note or 'no text'}",
             "attach the source texts (see the README) or pick another method",
         )
+    return render(asking.endpoint, asking.what, template, slots, source, draw)
+
+
+def render(
+    endpoint: providers.Endpoint,
+    what: Ask,
+    template: prompts.Template,
+    slots: dict[str, str],
+    source: str,
+    draw: int | None = None,
+) -> Request:
+    """One request and its cache key: the identity of what is sent (provider, base URL, model, prompt
+    file and version, parameters and the exact texts). Whoever renders the same request finds the same
+    answers, whichever unit asked first (`faithlens.llm.points` looks explanation points up this way)."""
     system, turns = template.render(**{slot: slots[slot] for slot in template.slots()})
     parameters = {"temperature": template.temperature, "max_tokens": template.max_tokens}
     if draw is not None:
         parameters[votes.DRAW] = draw
     if "evidence" in template.slots():
-        what = asking.what
         parameters |= {"evidence": what.evidence} | ({"k": what.k} if what.evidence == "bm25" else {})
     identity = {
-        "provider": asking.endpoint.provider,
-        "base_url": asking.endpoint.base_url,
-        "model": asking.what.model,
+        "provider": endpoint.provider,
+        "base_url": endpoint.base_url,
+        "model": what.model,
         "prompt": template.name,
         "version": template.version,
         "parameters": parameters,

@@ -35,6 +35,12 @@ SELF_CONSISTENCY_NOTE = (
 )
 
 
+ACTIONS = ("verify", "rewrite", "classify", "extract")
+"""What a method does with a target; every page that asks offers every action that applies."""
+POINTS_PROMPT = "arm-explanation-points"
+"""ARM A.3: the prompt that splits a rewrite's explanation into points, sent after the rewrite."""
+
+
 @dataclass(frozen=True)
 class Method:
     """One on-demand method. `action` is what the page calls it: verify, rewrite, classify or extract."""
@@ -43,7 +49,6 @@ class Method:
     action: str
     title: str
     levels: tuple[str, ...]
-    variants: tuple[str, ...] = ("",)
     variant_by_level: bool = False
     """TofuEval's prompts come in a sentence and a summary version: the target's level picks one."""
     evidence: bool = False
@@ -53,49 +58,58 @@ class Method:
     note: str = ""
     """What the label means when it is not a plain faithfulness verdict (shown beside the answer)."""
 
+    @property
+    def variants(self) -> tuple[str, ...]:
+        """The variants a user picks among, read from the method's prompt files (`prompts.variants`), the
+        one place they are defined: StorySumm's two inconsistency prompts, sent together, are one variant;
+        TofuEval's level picks its prompt, so its one variant is unnamed."""
+        return ("",) if self.variant_by_level else prompts.variants(self.name)
+
     def default_variant(self, provider: str) -> str:
         """StorySumm's prompts add a line for Claude: use that variant with Anthropic models, as the paper did."""
         if provider == "anthropic" and "claude" in self.variants:
             return "claude"
         return self.variants[0]
 
+    def resolve_variant(self, chosen: str | None, provider: str) -> str:
+        """The variant a request uses: `chosen`, or the provider's default when None; one the method
+        lacks is an error naming its variants (never a silent fallback)."""
+        if chosen is None:
+            return self.default_variant(provider)
+        if chosen not in self.variants:
+            raise FaithLensError(
+                f"{self.name} has no variant {chosen!r}",
+                f"use one of {', '.join(v or '(none)' for v in self.variants)}",
+            )
+        return chosen
+
     def template_names(self, variant: str, level: str) -> list[str]:
         """The prompt files this method sends for `variant` at `level`, in order."""
         if self.variant_by_level:
             variant = level
-        elif variant not in self.variants:
-            raise FaithLensError(
-                f"{self.name} has no variant {variant!r}",
-                f"use one of {', '.join(v or '(none)' for v in self.variants)}",
-            )
+        else:
+            variant = self.resolve_variant(variant, "")
         template = prompts.for_method(self.name, variant)
         # A template that names a group (StorySumm's two inconsistency prompts) is sent with the rest of it.
         return [prompts.for_method(self.name, part).name for part in template.combine] or [template.name]
+
+    def follow_ups(self) -> tuple[str, ...]:
+        """Prompt files sent after the method's own, on its answer: an ARM rewrite's explanation points
+        (only when r != s and the model explained its rewrite)."""
+        return (POINTS_PROMPT,) if self.action == "rewrite" else ()
 
 
 METHODS: dict[str, Method] = {
     m.name: m
     for m in (
-        Method("storysumm-binary", "verify", "StorySumm Binary", ("summary",), variants=("", "claude")),
-        Method("storysumm-cot", "verify", "StorySumm CoT (two turns)", ("summary",), variants=("", "claude")),
-        Method(
-            "storysumm-inconsistencies",
-            "extract",
-            "StorySumm hybrid: suggested inconsistencies",
-            ("summary",),
-            variants=("prompt1",),
-        ),
+        Method("storysumm-binary", "verify", "StorySumm Binary", ("summary",)),
+        Method("storysumm-cot", "verify", "StorySumm CoT (two turns)", ("summary",)),
+        Method("storysumm-inconsistencies", "extract", "StorySumm hybrid: suggested inconsistencies", ("summary",)),
         Method("fables-verify", "verify", "FABLES claim verification", ("claim", "sentence"), evidence=True),
         Method("fables-extract-claims", "extract", "FABLES claim extraction", ("summary",)),
         Method("tofueval-dir", "verify", "TofuEval DIR", ("sentence", "summary"), variant_by_level=True),
         Method("tofueval-exp", "verify", "TofuEval EXP", ("sentence", "summary"), variant_by_level=True),
-        Method(
-            "arm-rewrite",
-            "rewrite",
-            "ARM rewrite",
-            ("sentence", "claim"),
-            variants=("both", "subjectivity", "unfaithfulness"),
-        ),
+        Method("arm-rewrite", "rewrite", "ARM rewrite", ARM_LEVELS),
         Method("arm-ambiguity-type", "classify", "ARM ambiguity type (ours)", ("sentence", "claim")),
         Method("arm-zero-shot", "verify", "ARM Table 2 baseline: zero-shot", ARM_LEVELS, note=SUBJECTIVITY_NOTE),
         Method("arm-few-shot", "verify", "ARM Table 2 baseline: few-shot", ARM_LEVELS, note=SUBJECTIVITY_NOTE),
@@ -109,7 +123,6 @@ METHODS: dict[str, Method] = {
         ),
     )
 }
-POINTS_PROMPT = "arm-explanation-points"
 
 
 def method(name: str) -> Method:

@@ -112,6 +112,18 @@ def load(name: str) -> Template:
     return found[name]
 
 
+def variants(method: str) -> tuple[str, ...]:
+    """The variants a user chooses among for `method`, from its prompt files: one per file, except that
+    a group of files sent together (`combine`) is one variant, named by the first variant it lists. The
+    unnamed variant ("") comes first, then the others by name; () when no file is the method's."""
+    found = {
+        template.combine[0] if template.combine else template.variant
+        for template in _all().values()
+        if template.method == method
+    }
+    return tuple(sorted(found, key=lambda variant: (variant != "", variant)))
+
+
 def templates() -> dict[str, Template]:
     """Every template, by name."""
     return dict(_all())

@@ -54,6 +54,8 @@ class Call:
     cost_usd: float | None
     latency_ms: float | None
     call_id: int | None = None
+    person: str | None = None
+    """Whom the answer was charged to (faithlens.access): the asker sets it; a cache hit costs nothing."""
 
     @property
     def raw_output(self) -> str:

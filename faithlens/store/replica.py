@@ -43,11 +43,13 @@ if TYPE_CHECKING:  # team.py loads psycopg, which a server without a team store 
 log = logging.getLogger("faithlens.team")
 
 PULLED_KEY = "events_pulled"
+PULLED_AT_KEY = "events_pulled_at"
+"""meta: when the last applied event was written (local time), to say what a read stands at."""
 PULL_BATCH = 500
 STOP_WAIT_S = 3.0
 CHANGES = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 RESULT_READERS = frozenset({"fetchone", "fetchall", "fetchmany", "description"})
-SHARED_TABLES = ("coding_session", "coding_event", "codebook", "llm_call", "llm_run")
+SHARED_TABLES = tuple("coding_session coding_event codebook llm_call llm_run person sign_in_link access_event".split())
 """Tables only the event log writes once a file is a replica: a file holding rows in them from
 before (written without the store) would disagree with every other replica, so it may not join."""
 
@@ -97,6 +99,11 @@ class Recording:
 def _applied(cur: duckdb.DuckDBPyConnection) -> int:
     """The id of the last event this file applied (0: none), as committed."""
     return int(get_meta(cur, PULLED_KEY) or 0)
+
+
+def _mark_pulled(cur: duckdb.DuckDBPyConnection, event_id: int, written: datetime | None) -> None:
+    set_meta(cur, PULLED_KEY, str(event_id))
+    set_meta(cur, PULLED_AT_KEY, (written or datetime.now()).isoformat(sep=" ", timespec="seconds"))
 
 
 def _replay(cur: duckdb.DuckDBPyConnection, event: Event) -> None:
@@ -198,7 +205,8 @@ class Replica:
                     if event.event_id > done:
                         _replay(cur, event)
                         cur.execute("INSERT INTO write_log (what) VALUES (?)", [event.what])
-                set_meta(cur, PULLED_KEY, str(max(done, events[-1].event_id)))
+                if events[-1].event_id > done:
+                    _mark_pulled(cur, events[-1].event_id, events[-1].created_at)
                 cur.commit()
             except duckdb.ConstraintException:
                 cur.rollback()
@@ -218,7 +226,7 @@ class Replica:
                     cur.rollback()
                     return
                 _replay(cur, event)
-                self._commit(cur, event.event_id, event.what)
+                self._commit(cur, event.event_id, event.what, event.created_at)
             except duckdb.ConstraintException as exc:
                 cur.rollback()
                 self._reject(cur, event, exc)
@@ -227,10 +235,10 @@ class Replica:
                 cur.rollback()
                 raise
 
-    def _commit(self, cur: duckdb.DuckDBPyConnection, event_id: int, what: str) -> None:
+    def _commit(self, cur: duckdb.DuckDBPyConnection, event_id: int, what: str, written: datetime | None) -> None:
         """End an event's transaction: logged like any write, and marked applied in the same commit."""
         cur.execute("INSERT INTO write_log (what) VALUES (?)", [what])
-        set_meta(cur, PULLED_KEY, str(event_id))
+        _mark_pulled(cur, event_id, written)
         cur.commit()
         self._pulled = event_id
 
@@ -240,7 +248,7 @@ class Replica:
             self._rejected[event.event_key] = exc
         cur.begin()
         cur.execute("INSERT INTO write_log (what) VALUES (?)", [f"skipped team event {event.event_id}: {event.what}"])
-        set_meta(cur, PULLED_KEY, str(event.event_id))
+        _mark_pulled(cur, event.event_id, event.created_at)
         cur.commit()
 
     @contextmanager
@@ -274,7 +282,7 @@ class Replica:
                     cur.rollback()
                     raise
                 if event_id == self.pulled() + 1:
-                    self._commit(cur, event_id, what)
+                    self._commit(cur, event_id, what, datetime.now())
                     return
                 cur.rollback()
             if event_id is None:

@@ -206,6 +206,10 @@ CREATE TABLE IF NOT EXISTS llm_call (
     UNIQUE (request_key, sample)
 );
 
+-- Whom an answer was charged to (faithlens.access: Person.id), counted by `access.spent`; NULL for answers
+-- stored before people existed. Added to files made before it, so it comes last.
+ALTER TABLE llm_call ADD COLUMN IF NOT EXISTS person VARCHAR;
+
 CREATE SEQUENCE IF NOT EXISTS llm_run_seq;
 
 -- A run of one method over many units: what was asked (`spec`: method, variant, evidence, provider,
@@ -314,4 +318,54 @@ CREATE TABLE IF NOT EXISTS coding_event (
     codebook_version VARCHAR NOT NULL,
     made_by VARCHAR NOT NULL,
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
+);
+
+-- People (faithlens.access), one row each, never changed: `person_id` is what events record (a coder's
+-- name in codes), `subject` the OpenID Connect `sub` of someone who signs in through a provider. How
+-- they sign in: 'oidc', 'link' (links an admin hands out), 'local' or 'cli'. Name-only coders of older
+-- sessions are not rows here: they are read from the codes as people without a sign-in.
+CREATE TABLE IF NOT EXISTS person (
+    person_id VARCHAR PRIMARY KEY,
+    name VARCHAR NOT NULL,
+    email VARCHAR,
+    sign_in VARCHAR NOT NULL CHECK (sign_in IN ('oidc', 'link', 'local', 'cli')),
+    subject VARCHAR UNIQUE,
+    made_by VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
+-- Sign-in links: only the sha256 of the link's random token is kept, never the token. A link works
+-- until `expires_at` unless an access_event 'revoke' names it (or revokes all of its person's).
+CREATE TABLE IF NOT EXISTS sign_in_link (
+    link_id VARCHAR PRIMARY KEY,
+    person_id VARCHAR NOT NULL,
+    token_sha256 VARCHAR NOT NULL UNIQUE,
+    expires_at TIMESTAMP NOT NULL,
+    made_by VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
+CREATE SEQUENCE IF NOT EXISTS access_event_seq;
+
+-- Append-only, like codes; every access write adds one, so their count and newest id tell a server
+-- whether people changed. 'person': an admin added someone (their row in `person` is written with it).
+-- A person's role is their latest 'role' event, their budget the latest 'budget' event (dollars a day
+-- and a calendar month; NULL: no limit). 'link' is a sign-in link made (its row in sign_in_link is
+-- written with it). 'sign_in' and 'sign_out' record a browser's session
+-- (the sha256 of its key) and how it signed in; 'revoke' withdraws one link (`link_id`) or, without
+-- one, every link and signed-in browser of the person made before it. Someone with no 'role' event is
+-- an admin when they were the first person to sign in, a coder when known only from older codes, else
+-- a viewer.
+CREATE TABLE IF NOT EXISTS access_event (
+    event_id BIGINT PRIMARY KEY DEFAULT nextval('access_event_seq'),
+    person_id VARCHAR NOT NULL,       -- whom it is about
+    kind VARCHAR NOT NULL CHECK (kind IN ('person', 'role', 'budget', 'link', 'revoke', 'sign_in', 'sign_out')),
+    role VARCHAR CHECK (role IN ('viewer', 'coder', 'runner', 'adjudicator', 'admin')),
+    day_usd DOUBLE,
+    month_usd DOUBLE,
+    link_id VARCHAR,                  -- link, revoke: the link; sign_in: the link it was made with
+    session_sha256 VARCHAR,           -- sign_in, sign_out: the browser session
+    sign_in VARCHAR,                  -- sign_in: oidc, link
+    made_by VARCHAR NOT NULL,         -- who made the event (the person themself for a sign-in)
+    created_at TIMESTAMP NOT NULL
 );

@@ -38,7 +38,14 @@ log = logging.getLogger("faithlens.team")
 
 LOCK_KEY = 0x4661697468  # the advisory lock that orders appends: event ids become visible in id order
 CHANNEL = "faithlens_events"
-SHARED_SEQUENCES = ("coding_session_seq", "coding_event_seq", "llm_call_seq", "llm_run_seq", "llm_run_event_seq")
+SHARED_SEQUENCES = (
+    "coding_session_seq",
+    "coding_event_seq",
+    "llm_call_seq",
+    "llm_run_seq",
+    "llm_run_event_seq",
+    "access_event_seq",
+)
 CONNECT_TIMEOUT_S = 2
 READ_WAIT_S = 0.5
 PROBE_PAUSE_S = 0.2
@@ -60,6 +67,8 @@ class Event:
     event_key: str
     what: str
     statements: list[dict[str, object]]
+    created_at: datetime | None = None
+    """When the store committed it (the writer's moment, in this machine's local time)."""
 
 
 def _userinfo(url: str) -> str:
@@ -186,14 +195,7 @@ class TeamStore:
         )
 
     def quiet(self, exc: BaseException) -> str:
-        """The first line of a driver error, with the URL's user and password blanked out, and every
-        piece of them between ':', '@' and '/' too: libpq cuts an unencoded password at those and may
-        quote a piece as a host name."""
-        text = _first_line(exc)
-        userinfo = _userinfo(self.url)
-        for secret in sorted({userinfo, *re.split(r"[:@/]", userinfo)} - {""}, key=len, reverse=True):
-            text = text.replace(secret, "***")
-        return text
+        return quiet(self.url, exc)
 
     def store_id(self) -> str:
         deadline = time.monotonic() + self.retry_s
@@ -250,13 +252,13 @@ class TeamStore:
         try:
             with self._connection(timeout=self._read_timeout()) as conn:
                 rows = conn.execute(
-                    "SELECT event_id, event_key, what, statements FROM faithlens_event "
+                    "SELECT event_id, event_key, what, statements, created_at FROM faithlens_event "
                     "WHERE event_id > %s ORDER BY event_id LIMIT %s",
                     [event_id, limit],
                 ).fetchall()
         except UNREACHABLE:
             return None
-        return [Event(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+        return [Event(*row[:3], json.loads(row[3]), row[4].astimezone().replace(tzinfo=None)) for row in rows]
 
     def listen(self, on_change: Callable[[], None], stop: threading.Event) -> None:
         """Call `on_change` when another server appends (PostgreSQL NOTIFY) and at least every second;
@@ -279,6 +281,27 @@ class TeamStore:
 
     def close(self) -> None:
         self.pool.close()
+
+
+def probe(url: str) -> str | None:
+    """Why the store at `url` does not take a connection now (the driver's first line, no secrets),
+    or None when it does. One direct attempt, no pool: a read-only command asks once."""
+    try:
+        psycopg.connect(url, **LINK).close()
+    except UNREACHABLE as exc:
+        return quiet(url, exc)
+    return None
+
+
+def quiet(url: str, exc: BaseException) -> str:
+    """The first line of a driver error, with the URL's user and password blanked out, and every
+    piece of them between ':', '@' and '/' too: libpq cuts an unencoded password at those and may
+    quote a piece as a host name."""
+    text = _first_line(exc)
+    userinfo = _userinfo(url)
+    for secret in sorted({userinfo, *re.split(r"[:@/]", userinfo)} - {""}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
 
 
 def _first_line(exc: BaseException) -> str:

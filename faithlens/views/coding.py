@@ -1,160 +1,36 @@
-"""Read models for the Code and Sessions pages: a unit in its context (the summary around it, the source
-with the stored alignment), its escaped markup, the sources a mode can show, what a non-blind session may
-reveal, and a session's progress and agreement as table rows.
+"""Read models for the Code and Sessions pages: the sources a mode can show, a coder's codes in the words
+the coder saw them in, a session's progress and agreement as table rows, ARM's figures in words, and the
+codebook editor's rows. A unit in its context (the summary, the source, the gold label) is
+`faithlens.views.coding_unit`.
 
-The work is `faithlens.coding` (sessions, events, report); nothing here writes. Every dataset, LLM and
-coder string is escaped (`highlight.esc`) before it is wrapped in markup, with classes from a fixed list.
-"""
+The work is `faithlens.coding` (sessions, events, report); nothing here writes."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import duckdb
 
 from faithlens.coding import agreement, modes
 from faithlens.coding.codebook import Codebook
-from faithlens.coding.report import Progress, SessionAgreement
+from faithlens.coding.report import Progress
 from faithlens.coding.sessions import Session
-from faithlens.store import LATEST_LABEL
-from faithlens.views import highlight as hl
-from faithlens.vocab import GOLD
+from faithlens.unit_filter import level_noun
 
 MODE_LINES = {
     "codes": "Code one unit at a time with the codebook's codes (and a note where a code asks for one).",
     "line-by-line": "StorySumm's annotators (Subbiah et al. 2024, App. D): judge every line of a summary as "
     "consistent, inconsistent or commentary, explaining each inconsistent line; the summary is unfaithful "
     "when any line is.",
-    "hybrid": "StorySumm's hybrid protocol (section 3): an LLM lists possible inconsistencies; agree or disagree "
-    "with each and say why, then label the summary.",
+    "hybrid": "StorySumm's hybrid protocol (section 3, B.2): an LLM lists possible inconsistencies; agree or "
+    "disagree with each and say why, then label the whole summary consistent or inconsistent (it follows from "
+    "the inconsistencies you agree with).",
     "arm-faithfulness": "ARM (Subbiah et al., section 4.2): the claim is shown in its summary either as written "
     "or as an LLM's rewrite, at random and without saying which, and judged with the codebook.",
     "arm-preference": "ARM (section 4.2): the original claim and its rewrite as A and B in random order; which "
     "is better, and when the rewrite wins, is each point of its explanation IMPORTANT, NEUTRAL or WRONG.",
 }
 """One line per protocol, from the papers, for the new-session form."""
-PASSAGES_SHOWN = 3
-_SOURCE_CLASSES = (".fl-doc", ".fl-passages", ".fl-list", ".fl-meta", ".fl-empty")
-_LABEL_CLASSES = (".fl-label", ".fl-score", ".fl-tip", ".fl-badge", ".fl-sent")
-BASE_STYLE = "\n".join(
-    rule.strip()
-    for rule in re.findall(r"[^{}]+\{[^{}]*\}", hl.STYLESHEET)
-    if any(name in rule.split("{")[0] for name in _SOURCE_CLASSES)
-    and not any(name in rule.split("{")[0] for name in _LABEL_CLASSES)
-)
-"""The highlight stylesheet's rules for the source text and its passages only: the coding view carries no
-label colour, not even as a class name."""
-CODING_STYLE = """
-.flc-summary { white-space: pre-wrap; line-height: 1.65; font-size: 0.95rem; overflow-wrap: anywhere; }
-.flc-summary mark.flc-unit { background: #ffe08a; box-shadow: 0 0 0 2px #c99a00; border-radius: 0.2rem; }
-.flc-num { font-size: 0.7rem; vertical-align: super; color: #3b4452; margin-right: 0.15rem; }
-.flc-version { padding: 0.5rem 0.7rem; border: 2px solid #1f5f8b; border-radius: 0.4rem; background: #eef4fa;
-  line-height: 1.45; overflow-wrap: anywhere; margin-bottom: 0.4rem; white-space: pre-wrap; }
-.flc-tag { font-weight: 700; margin-right: 0.4rem; }
-"""
-
-
-@dataclass(frozen=True)
-class UnitInContext:
-    """One unit of a session with what the coding view shows around it."""
-
-    unit_id: str
-    level: str
-    summary_id: str
-    text: str
-    """The unit's own text: the summary's for a summary unit."""
-    position: int | None
-    sentences: tuple[tuple[str, str], ...]
-    """The summary's sentences (unit id, text) in order; empty when it has none."""
-    summary_text: str
-    document_title: str | None
-    document_text: str | None
-    document_note: str | None
-    passages: tuple[tuple[int, int, int, float], ...] = ()
-    """The stored alignment of the unit (a sentence): (rank, start, end, score), best first."""
-
-
-def unit_in_context(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, unit_id: str) -> UnitInContext:
-    """The unit, its summary's sentences, its document and (for a sentence) its stored alignment."""
-    if level == "summary":
-        summary_id, text, position = unit_id, None, None
-    else:
-        summary_id, text, position = cur.execute(
-            "SELECT summary_id, text, position FROM unit WHERE dataset = ? AND unit_id = ?", [dataset, unit_id]
-        ).fetchone()
-    summary_text, title, document_text, note = cur.execute(
-        """
-        SELECT s.text, d.title, d.text, d.text_note FROM summary s
-        LEFT JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
-        WHERE s.dataset = ? AND s.summary_id = ?
-        """,
-        [dataset, summary_id],
-    ).fetchone()
-    sentences = cur.execute(
-        "SELECT unit_id, text FROM unit WHERE dataset = ? AND summary_id = ? AND kind = 'sentence' ORDER BY position",
-        [dataset, summary_id],
-    ).fetchall()
-    passages = cur.execute(
-        "SELECT rank, start_char, end_char, score FROM alignment WHERE dataset = ? AND unit_id = ? AND rank <= ? "
-        "ORDER BY rank",
-        [dataset, unit_id, PASSAGES_SHOWN],
-    ).fetchall()
-    return UnitInContext(
-        unit_id=unit_id,
-        level=level,
-        summary_id=summary_id,
-        text=summary_text if text is None else text,
-        position=position,
-        sentences=tuple((uid, sentence) for uid, sentence in sentences),
-        summary_text=summary_text,
-        document_title=title,
-        document_text=document_text,
-        document_note=note,
-        passages=tuple(row for row in passages if document_text and 0 <= row[1] < row[2] <= len(document_text)),
-    )
-
-
-def document_markup(view: UnitInContext) -> str:
-    """The source text with the unit's aligned passages highlighted (the best one strongest)."""
-    spans = [
-        hl.Span(start, end, hl.ALIGN_BEST if rank == 1 else hl.ALIGN_OTHER) for rank, start, end, _ in view.passages
-    ]
-    return hl.render_highlight(view.document_text or "", spans)
-
-
-def passages_markup(view: UnitInContext) -> str:
-    """The unit's aligned passages as a list, best first, with their match scores."""
-    return hl.render_passages(view.document_text or "", view.passages)
-
-
-def _mark(text: str) -> str:
-    return f'<mark class="flc-unit">{hl.esc(text)}</mark>'
-
-
-def summary_markup(view: UnitInContext, in_place: str | None = None, numbered: bool = False) -> str:
-    """The summary with the unit marked, its text replaced by `in_place` when given (ARM shows a rewrite
-    there, or a placeholder). `numbered` puts S1, S2, ... before the sentences (line-by-line)."""
-    shown = view.text if in_place is None else in_place
-    if view.level == "summary":
-        parts = [hl.esc(text) for _, text in view.sentences] or [hl.esc(view.summary_text)]
-        if numbered and view.sentences:
-            parts = [f'<span class="flc-num">S{number}</span>{part}' for number, part in enumerate(parts, start=1)]
-    elif view.level == "sentence":
-        parts = [_mark(shown) if uid == view.unit_id else hl.esc(text) for uid, text in view.sentences]
-        parts = parts if view.unit_id in dict(view.sentences) else [_mark(shown)]
-    elif view.text in view.summary_text:
-        before, _, after = view.summary_text.partition(view.text)
-        parts = [hl.esc(before) + _mark(shown) + hl.esc(after)]
-    else:
-        return f'<div class="flc-summary">{hl.esc(view.summary_text)}</div>' + version_markup("Claim", shown)
-    return f'<div class="flc-summary">{" ".join(parts)}</div>'
-
-
-def version_markup(tag: str, text: str) -> str:
-    """One boxed version of a claim (ARM's A and B), its tag before it."""
-    return f'<div class="flc-version"><span class="flc-tag">{hl.esc(tag)}</span>{hl.esc(text)}</div>'
 
 
 def suggestion_sources(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, ...]:
@@ -173,23 +49,6 @@ def rewrite_sources(cur: duckdb.DuckDBPyConnection, dataset: str) -> tuple[str, 
         "SELECT DISTINCT source FROM label WHERE dataset = ? AND rewrite IS NOT NULL ORDER BY source", [dataset]
     ).fetchall()
     return tuple(row[0] for row in rows)
-
-
-def gold_labels(cur: duckdb.DuckDBPyConnection, session: Session, unit: str) -> list[tuple[str, str, str | None]]:
-    """The dataset's own label of the unit and (line-by-line) of its sentences: (what, label, explanation).
-    Only for non-blind sessions: the page never calls this for a blind one."""
-    rows = cur.execute(
-        f"""
-        SELECT level, target_id, coalesce(value::VARCHAR, raw_value), explanation FROM label
-        WHERE dataset = ? AND source = '{GOLD}' AND (target_id = ? OR target_id IN (
-            SELECT unit_id FROM unit WHERE dataset = ? AND summary_id = ? AND kind = 'sentence' AND ? = 'line-by-line'))
-        {LATEST_LABEL}
-        """,
-        [session.dataset, unit, session.dataset, unit, session.mode],
-    ).fetchall()
-    found = [(level, target, value, why) for level, target, value, why in rows if value is not None]
-    found.sort(key=lambda row: (row[0] != session.level, row[1]))
-    return [(level if target == unit else target, value, why) for level, target, value, why in found]
 
 
 def last_saved(cur: duckdb.DuckDBPyConnection, session: Session, coder: str) -> str | None:
@@ -223,9 +82,24 @@ def unit_texts(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, units: 
 
 
 def code_words(book: Codebook, codes: Sequence[str]) -> str:
-    """Codes as the coder saw them: 'No (inconsistent)', or several joined."""
+    """Codes by their names: 'No (inconsistent)', or several joined."""
     names = {code.key: code.name for code in book.codes}
     return ", ".join(names.get(key, key) for key in codes) or "(none)"
+
+
+def preference_words(order: Sequence[str]) -> dict[str, str]:
+    """ARM preference's answers as the coder sees them for one unit: 'A is better', 'B is better', 'Neither'.
+    Which version is A is the unit's random order; the coder is never told (the export keeps `order`)."""
+    tags = modes.preference_tags(tuple(order))
+    return {variant: f"{tag} is better" for variant, tag in tags.items()} | {modes.NEUTRAL: "Neither"}
+
+
+def coder_words(session: Session, book: Codebook, codes: Sequence[str], context: modes.Context) -> str:
+    """Codes in the words the coder saw them in: the code names, or in ARM preference A, B or Neither."""
+    if session.mode == "arm-preference":
+        words = preference_words(context.order)
+        return ", ".join(words.get(key, key) for key in codes) or "(none)"
+    return code_words(book, codes)
 
 
 def session_row(session: Session, progress: Sequence[Progress]) -> dict[str, object]:
@@ -270,8 +144,9 @@ def agreement_sentence(found: agreement.Agreement) -> str:
     every = "both" if len(found.coders) == 2 else f"all {len(found.coders)}"
     return (
         f"Fleiss' κ {_figure(found.fleiss_kappa)} and all agree on {_figure(found.pct_all_agree, True)} over the "
-        f"{found.complete:,} units {every} coders coded; Krippendorff's α {_figure(found.krippendorff_alpha)} over "
-        f"all {found.units:,} units coded" + (f"; {pairs}" if pairs else "")
+        f"{found.complete:,} {level_noun('unit', found.complete)} {every} coders coded; Krippendorff's α "
+        f"{_figure(found.krippendorff_alpha)} over {'the' if found.units == 1 else 'all'} {found.units:,} "
+        f"{level_noun('unit', found.units)} coded" + (f"; {pairs}" if pairs else "")
     )
 
 
@@ -280,11 +155,11 @@ def pair_rows(found: agreement.Agreement) -> list[dict[str, object]]:
     return [{"coder A": p.a, "coder B": p.b, "n": p.n, "Cohen's κ": p.kappa} for p in found.pairs]
 
 
-def per_code_rows(report: SessionAgreement, book: Codebook) -> list[dict[str, object]]:
+def per_code_rows(per_code: Sequence[tuple[str, agreement.Agreement]], book: Codebook) -> list[dict[str, object]]:
     """Per code (chose it or not): the all-coder figures and each pair's kappa."""
     names = {code.key: code.name for code in book.codes}
     rows = []
-    for key, found in report.per_code:
+    for key, found in per_code:
         row: dict[str, object] = {"code": key, "name": names.get(key, key), **agreement_row(found)}
         row |= {f"κ {p.a}–{p.b}": p.kappa for p in found.pairs}
         rows.append(row)
@@ -298,7 +173,9 @@ ARM_WORDS = {
     "rewrite_units": "units shown as the rewrite",
     "rewrite_pct_all_agree": "% all agree, shown as the rewrite",
     "rewrite_pct_faithful": "% judged faithful, shown as the rewrite",
-    "preference_units": "units with a preference",
+    "preference_units": "units judged (each % below is of these)",
+    "preferred_units": "units a version won (the coders' majority preferred it)",
+    "no_preference_units": "units no version won (the majority chose Neither, or a tie)",
     "pct_rewrite_preferred": "% rewrite preferred (majority)",
     "pct_original_preferred": "% original preferred (majority)",
     "preference_pct_all_agree": "% all coders chose the same",

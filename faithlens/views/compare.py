@@ -12,7 +12,7 @@ StorySumm and TofuEval papers; a dataset without val/dev is tuned and reported o
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import duckdb
 import numpy as np
@@ -29,6 +29,7 @@ from faithlens.vocab import GOLD
 __all__ = [
     "ALL",
     "JSON_KEYS",
+    "PAIR_KEYS",
     "CompareResult",
     "Example",
     "Group",
@@ -43,21 +44,13 @@ __all__ = [
     "values_used",
 ]
 
-JSON_KEYS = (
-    "source",
-    "split",
-    "n",
-    "kappa",
-    "pct_faithful",
-    "precision",
-    "recall",
-    "pct_easy_detected",
-    "pct_hard_detected",
-    "balanced_accuracy",
-    "f1_faithful",
-    "f1_unfaithful",
-    "threshold",
-)
+JSON_KEYS = ("source", "split", *(f.name for f in fields(BinaryMetrics)), "threshold", "left_out")
+"""The scalar figures of one row of Compare's agreement table, in its column order (every metric of
+`BinaryMetrics`, the threshold, the units left out), as `metrics --json` names them; each row adds
+its confusion matrix and its pair's coverage (`PAIR_KEYS`)."""
+PAIR_KEYS = ("reference_labelled", "labelled", "both", "tuned_on")
+"""What Compare says of a pair under its matrix: how many units each source labels, how many both,
+and the split a score source's threshold is tuned on (None for a label source or a set threshold)."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +71,17 @@ class MetricRow:
         return self.subset.name
 
     def as_json(self, with_group: bool = False) -> dict[str, object]:
-        values = {**self.metrics.as_dict(), "source": self.source, "split": self.split, "threshold": self.threshold}
+        """Every figure of the row: JSON_KEYS, then `confusion` (reference rows x compared columns,
+        faithful first, as the heatmap draws it)."""
+        values = {
+            **self.metrics.as_dict(),
+            "source": self.source,
+            "split": self.split,
+            "threshold": self.threshold,
+            "left_out": self.excluded,
+        }
         out = {key: _rounded(values[key]) for key in JSON_KEYS}
+        out["confusion"] = [list(line) for line in self.confusion]
         if with_group:
             out["topic_type"] = None if self.subset.topic_type == ALL else self.subset.topic_type
             out["corpus"] = None if self.subset.corpus == ALL else self.subset.corpus
@@ -118,7 +120,19 @@ class CompareResult:
     pairs: tuple[PairResult, ...]
 
     def json_rows(self, with_group: bool = False) -> list[dict[str, object]]:
-        return [row.as_json(with_group) for pair in self.pairs for row in pair.rows if with_group or row.group == ALL]
+        """Each pair's rows (`MetricRow.as_json`) with the pair's coverage (PAIR_KEYS): every number the
+        Compare page shows for these choices."""
+        return [
+            {**row.as_json(with_group), **self._coverage(pair)}
+            for pair in self.pairs
+            for row in pair.rows
+            if with_group or row.group == ALL
+        ]
+
+    def _coverage(self, pair: PairResult) -> dict[str, object]:
+        tuned = pair.threshold is not None and pair.threshold.tuned
+        values = (self.reference_labelled, pair.labelled, pair.both, pair.threshold.tuned_on if tuned else None)
+        return dict(zip(PAIR_KEYS, values, strict=True))
 
 
 def _rounded(value: object) -> object:

@@ -1,4 +1,5 @@
-"""One summary in full for the Explore page: its document, units labelled by a chosen source,
+"""One summary in full for the Explore page: its document, units labelled by a chosen source, every
+tag with its source, claims grouped by claim set (the dataset's own, then each set a model extracted),
 every label source's verdict, TofuEval key points and the stored alignments.
 
 The queries restrict to the summary's units before applying the `current_label` rule (latest
@@ -8,6 +9,7 @@ event per source, level and target), so the detail stays fast on a large databas
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
@@ -19,7 +21,10 @@ from faithlens.errors import NotFoundError
 from faithlens.filters import FLIPPING
 from faithlens.querystate import ignored
 from faithlens.store import LATEST_LABEL, fetch_all, fetch_one
+from faithlens.store.claim_sets import EXTRACTION_ID, claim_set_sql, extracted_by, made_by, prompt_sql
+from faithlens.views import unit_tags
 from faithlens.views.states import DetailState
+from faithlens.views.tag_html import Tag
 from faithlens.vocab import GOLD
 
 
@@ -47,13 +52,14 @@ class SummaryView:
     topic_type: str | None
     text: str
     general_comment: str | None
-    tags: tuple[tuple[str, str], ...]
-    """Summary-level tags as (kind, value), e.g. ('difficulty', 'hard')."""
+    tags: tuple[Tag, ...] = ()
+    """Summary-level tags, each with its source (StorySumm's difficulty from gold, a coder's codes)."""
 
 
 @dataclass(frozen=True)
 class UnitView:
-    """A sentence or claim with the chosen source's current label and the unit's tags."""
+    """A sentence or claim with the chosen source's current label and the unit's tags (every source's).
+    A claim a model extracted names its claim set (the extracting source), prompt and model."""
 
     unit_id: str
     kind: str
@@ -65,7 +71,68 @@ class UnitView:
     explanation: str | None
     evidence: tuple[str, ...]
     reasons: tuple[str, ...]
-    error_types: tuple[str, ...]
+    claim_set: str | None = None
+    prompt: str | None = None
+    model: str | None = None
+    tags: tuple[Tag, ...] = ()
+
+
+@dataclass(frozen=True)
+class ClaimGroup:
+    """The claims of one claim set in this summary: the dataset's own (`claim_set` None), or the claims one
+    extraction call made (`draw` numbers the calls when one set extracted this summary more than once)."""
+
+    claim_set: str | None
+    prompt: str | None
+    model: str | None
+    draw: int | None
+    claims: tuple[UnitView, ...]
+
+    def title(self) -> str:
+        return "Claims" if self.claim_set is None else f"Claims extracted by {self.claim_set}"
+
+    def origin(self) -> str:
+        """'the dataset’s own' or 'model gpt-4o, prompt fables-extract-claims@e05190aed9b5, draw 2'."""
+        if self.claim_set is None:
+            return "the dataset’s own"
+        words = made_by((self.model,) if self.model else (), (self.prompt,) if self.prompt else ())
+        return ", ".join(part for part in (words, f"draw {self.draw}" if self.draw else "") if part)
+
+    def labels_of(self, source: str) -> str:
+        """Whose labels the list shows: 'gold labels', 'gold labels 3 of 4', 'gold gives them no label'."""
+        labelled = sum(1 for c in self.claims if c.label is not None or c.score is not None)
+        if labelled == len(self.claims):
+            return f"{source} labels"
+        return f"{source} labels {labelled} of {len(self.claims)}" if labelled else f"{source} gives them no label"
+
+
+def claim_groups(claims: Sequence[UnitView]) -> tuple[ClaimGroup, ...]:
+    """The claims grouped by set, the dataset's own first, then each extraction in the order it was made
+    (claims keep their numbers: a claim's position is one per summary across sets)."""
+    groups: dict[tuple[str | None, str | None], list[UnitView]] = {}
+    for claim in sorted(claims, key=lambda c: c.position):
+        made = re.search(EXTRACTION_ID, claim.unit_id) if claim.claim_set else None
+        extraction = f"{made[1]}.{made[2]}" if made else None
+        groups.setdefault((claim.claim_set, extraction), []).append(claim)
+    sets = [claim_set for claim_set, _ in groups]
+    found = []
+    for (claim_set, _), members in sorted(
+        groups.items(), key=lambda item: (item[0][0] is not None, item[1][0].position)
+    ):
+        first = members[0]
+        made = re.search(EXTRACTION_ID, first.unit_id)
+        draw = int(made[2]) + 1 if made and claim_set and sets.count(claim_set) > 1 else None
+        found.append(ClaimGroup(claim_set, first.prompt, first.model, draw, tuple(members)))
+    return tuple(found)
+
+
+@dataclass(frozen=True)
+class SetCount:
+    """One source's labels of one extracted claim set in this summary: how many unfaithful, how many labelled."""
+
+    claim_set: str
+    unfaithful: int
+    labelled: int
 
 
 @dataclass(frozen=True)
@@ -82,7 +149,9 @@ class SourceVerdict:
     unfaithful_sentences: int | None
     labelled_sentences: int
     unfaithful_claims: int | None
+    """Of the dataset's own claims; claims a model extracted are counted per set in `extracted`."""
     labelled_claims: int
+    extracted: tuple[SetCount, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -101,6 +170,10 @@ class Detail:
     """Ids of this summary (and of its units) whose verdict from the chosen source flips across the
     repeats of its runs (`filters.FLIPPING`)."""
 
+    @property
+    def claim_groups(self) -> tuple[ClaimGroup, ...]:
+        return claim_groups(self.claims)
+
 
 def _json(value: str | None) -> dict:
     return json.loads(value) if value else {}
@@ -112,10 +185,7 @@ def _summary(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> S
         SummaryView,
         """
         SELECT s.summary_id, s.document_id, {generator} AS model, s.split, s.topic, s.topic_type, s.text,
-               s.general_comment,
-               coalesce((SELECT list([t.kind, t.value] ORDER BY t.kind, t.value) FROM tag t
-                          WHERE t.dataset = s.dataset AND t.level = 'summary' AND t.target_id = s.summary_id), [])
-                 AS tags
+               s.general_comment
         FROM summary s WHERE s.dataset = ? AND s.summary_id = ?
         """.format(generator=generator_sql("s")),
         [dataset, summary_id],
@@ -124,7 +194,7 @@ def _summary(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> S
         raise NotFoundError(
             f"no summary {summary_id!r} in dataset {dataset!r}", "pick a summary from the list, or check the link"
         )
-    return replace(found, tags=tuple(tuple(pair) for pair in found.tags))
+    return found
 
 
 def _document(cur: duckdb.DuckDBPyConnection, dataset: str, summary: SummaryView) -> DocumentView:
@@ -147,7 +217,11 @@ def load_detail(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, s
     and stored alignments. Raises NotFoundError when the summary is not in the dataset."""
     summary = _summary(cur, dataset, summary_id)
     units = _units(cur, dataset, summary_id, source)
-    verdicts = _verdicts(cur, dataset, summary_id, [u.unit_id for u in units])
+    tags = unit_tags.load(cur, dataset, [summary_id, *(u.unit_id for u in units)])
+    models = extracted_by(cur, [(dataset, u.claim_set, summary_id, u.unit_id) for u in units if u.claim_set])
+    summary = replace(summary, tags=tags.get(summary_id, ()))
+    units = [replace(u, tags=tags.get(u.unit_id, ()), model=models.get(u.unit_id)) for u in units]
+    verdicts = _verdicts(cur, dataset, summary_id, units)
     key_points = tuple(
         row[0]
         for row in cur.execute(
@@ -186,43 +260,54 @@ def _units(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, source
         UnitView,
         f"""
         WITH units AS MATERIALIZED (
-            SELECT unit_id, kind, position, text FROM unit WHERE dataset = ? AND summary_id = ?
+            SELECT unit_id, kind, position, text, {claim_set_sql()} AS claim_set, {prompt_sql()} AS prompt
+            FROM unit WHERE dataset = ? AND summary_id = ?
         ), labels AS (
             SELECT level, target_id, value::VARCHAR AS value, raw_value, score, explanation, evidence, reasons
             FROM label WHERE dataset = ? AND source = ? AND target_id IN (SELECT unit_id FROM units) {LATEST_LABEL}
-        ), tags AS (
-            SELECT level, target_id, list(DISTINCT value ORDER BY value) AS values FROM tag
-            WHERE dataset = ? AND kind = 'error_type' AND target_id IN (SELECT unit_id FROM units)
-            GROUP BY level, target_id
         )
         SELECT u.unit_id, u.kind, u.position, u.text, l.value AS label, l.raw_value, l.score, l.explanation,
-               coalesce(l.evidence, []) AS evidence, coalesce(l.reasons, []) AS reasons,
-               coalesce(t.values, []) AS error_types
+               coalesce(l.evidence, []) AS evidence, coalesce(l.reasons, []) AS reasons, u.claim_set, u.prompt
         FROM units u
         LEFT JOIN labels l ON l.level = u.kind AND l.target_id = u.unit_id
-        LEFT JOIN tags t ON t.level = u.kind AND t.target_id = u.unit_id
         ORDER BY u.kind DESC, u.position
         """,
-        [dataset, summary_id, dataset, source, dataset],
+        [dataset, summary_id, dataset, source],
     )
 
 
 def _verdicts(
-    cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, unit_ids: list[str]
+    cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, units: Sequence[UnitView]
 ) -> tuple[SourceVerdict, ...]:
+    """Every source's summary label and unit labels counted: sentences, the dataset's claims, and each
+    extracted claim set of the summary apart."""
+    extracted = {u.unit_id: u.claim_set for u in units if u.claim_set is not None}
     rows = fetch_all(
         cur,
         SourceVerdict,
         f"""
-        WITH unit_labels AS (
-            SELECT source, level, value FROM label
+        WITH latest AS MATERIALIZED (
+            SELECT source, level, target_id, value FROM label
             WHERE dataset = ? AND level <> 'summary' AND target_id IN (SELECT unnest(?::VARCHAR[])) {LATEST_LABEL}
+        ), extracted AS (
+            SELECT unnest(?::VARCHAR[]) AS unit_id, unnest(?::VARCHAR[]) AS claim_set
+        ), unit_labels AS (
+            SELECT l.source, l.level, l.value, e.claim_set
+            FROM latest l LEFT JOIN extracted e ON e.unit_id = l.target_id
+        ), set_counts AS (
+            SELECT source, claim_set, count(*) FILTER (value = 'unfaithful') AS unfaithful, count(value) AS labelled
+            FROM unit_labels WHERE level = 'claim' AND claim_set IS NOT NULL GROUP BY ALL HAVING count(value) > 0
+        ), set_lists AS (
+            SELECT source, list({{'claim_set': claim_set, 'unfaithful': unfaithful, 'labelled': labelled}}
+                                ORDER BY claim_set) AS extracted
+            FROM set_counts GROUP BY source
         ), unit_counts AS (
             SELECT source,
                    count(*) FILTER (level = 'sentence' AND value = 'unfaithful') AS bad_sentences,
                    count(value) FILTER (level = 'sentence') AS sentences,
-                   count(*) FILTER (level = 'claim' AND value = 'unfaithful') AS bad_claims,
-                   count(value) FILTER (level = 'claim') AS claims
+                   count(*) FILTER (level = 'claim' AND claim_set IS NULL AND value = 'unfaithful') AS bad_claims,
+                   count(value) FILTER (level = 'claim' AND claim_set IS NULL) AS claims,
+                   count(value) FILTER (level = 'claim' AND claim_set IS NOT NULL) AS extracted_claims
             FROM unit_labels GROUP BY source
         ), summary_labels AS (
             SELECT source, value::VARCHAR AS value, raw_value, score, explanation FROM label
@@ -232,16 +317,18 @@ def _verdicts(
                CASE WHEN c.sentences > 0 THEN c.bad_sentences END AS unfaithful_sentences,
                coalesce(c.sentences, 0) AS labelled_sentences,
                CASE WHEN c.claims > 0 THEN c.bad_claims END AS unfaithful_claims,
-               coalesce(c.claims, 0) AS labelled_claims
+               coalesce(c.claims, 0) AS labelled_claims,
+               coalesce(x.extracted, []) AS extracted
         FROM label_source ls
         LEFT JOIN summary_labels sl ON sl.source = ls.source
         LEFT JOIN unit_counts c ON c.source = ls.source
-        WHERE ls.dataset = ? AND (sl.source IS NOT NULL OR c.sentences > 0 OR c.claims > 0)
+        LEFT JOIN set_lists x ON x.source = ls.source
+        WHERE ls.dataset = ? AND (sl.source IS NOT NULL OR c.sentences > 0 OR c.claims > 0 OR c.extracted_claims > 0)
         ORDER BY ls.source <> 'gold', ls.kind, ls.source
         """,
-        [dataset, unit_ids, dataset, summary_id, dataset],
+        [dataset, [u.unit_id for u in units], list(extracted), list(extracted.values()), dataset, summary_id, dataset],
     )
-    return tuple(rows)
+    return tuple(replace(row, extracted=tuple(SetCount(**count) for count in row.extracted)) for row in rows)
 
 
 def _alignments(cur: duckdb.DuckDBPyConnection, dataset: str, unit_ids: list[str]) -> dict[str, tuple[Match, ...]]:

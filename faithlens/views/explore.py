@@ -11,6 +11,7 @@ import duckdb
 from faithlens.analysis.generator_names import generator_sql
 from faithlens.filters import Filters
 from faithlens.store import LATEST_LABEL, natural_key
+from faithlens.store.claim_sets import claim_set_sql
 from faithlens.views.states import DetailState
 
 MAX_LIST_ROWS = 2_000
@@ -31,7 +32,7 @@ class ListResult:
 
 
 # One evaluation of the filters (`filtered`); the per-sentence counts, the costly part at scale,
-# only for the rows that will be shown. `unit_labels` is `current_label` (latest event per
+# only for the rows that will be shown. The dataset's own claims are counted apart from extracted ones. `unit_labels` is `current_label` (latest event per
 # target and source) written out so the restriction to those units applies before the window:
 # through the view, DuckDB would rank every label of the source first (0.5 s at 100x).
 _LIST_SQL = """
@@ -43,7 +44,7 @@ WITH filtered AS MATERIALIZED (
     FROM summary s JOIN document d ON d.dataset = s.dataset AND d.document_id = s.document_id
     WHERE s.dataset = ? {where}
 ), shown_units AS (
-    SELECT u.unit_id, u.summary_id, u.kind FROM unit u
+    SELECT u.unit_id, u.summary_id, u.kind, {claim_set} IS NOT NULL AS extracted FROM unit u
     WHERE u.dataset = ? AND u.summary_id IN (SELECT summary_id FROM filtered WHERE position <= ?)
 ), unit_labels AS (
     SELECT level, target_id, value FROM label
@@ -53,8 +54,10 @@ WITH filtered AS MATERIALIZED (
     SELECT u.summary_id,
            CASE WHEN count(l.value) FILTER (u.kind = 'sentence') > 0
                 THEN count(*) FILTER (u.kind = 'sentence' AND l.value = 'unfaithful') END AS sentences,
-           CASE WHEN count(l.value) FILTER (u.kind = 'claim') > 0
-                THEN count(*) FILTER (u.kind = 'claim' AND l.value = 'unfaithful') END AS claims
+           CASE WHEN count(l.value) FILTER (u.kind = 'claim' AND NOT u.extracted) > 0
+                THEN count(*) FILTER (u.kind = 'claim' AND NOT u.extracted AND l.value = 'unfaithful') END AS claims,
+           CASE WHEN count(l.value) FILTER (u.kind = 'claim' AND u.extracted) > 0
+                THEN count(*) FILTER (u.kind = 'claim' AND u.extracted AND l.value = 'unfaithful') END AS extracted
     FROM unit_labels l JOIN shown_units u ON u.unit_id = l.target_id AND u.kind = l.level
     GROUP BY u.summary_id
 ), summary_labels AS (
@@ -62,7 +65,8 @@ WITH filtered AS MATERIALIZED (
     FROM current_label WHERE dataset = ? AND source = ? AND level = 'summary'
 )
 SELECT f.summary_id, f.document, f.model AS generator, f.split, f.topic, f.topic_type, sl.label,
-       sl.score, c.sentences AS unfaithful_sentences, c.claims AS unfaithful_claims, f.preview
+       sl.score, c.sentences AS unfaithful_sentences, c.claims AS unfaithful_claims,
+       c.extracted AS unfaithful_extracted_claims, f.preview
 FROM filtered f
 LEFT JOIN summary_labels sl ON sl.summary_id = f.summary_id
 LEFT JOIN unit_counts c ON c.summary_id = f.summary_id
@@ -82,6 +86,7 @@ def list_summaries(
         latest=LATEST_LABEL,
         generator=generator_sql("s"),
         document_order=natural_key("coalesce(d.title, s.document_id)"),
+        claim_set=claim_set_sql("u"),
     )
     bound = [dataset, *params, dataset, max_rows, dataset, filters.source, dataset, filters.source]
     result = cur.execute(sql, bound)

@@ -1,4 +1,5 @@
-"""Escaped HTML for highlighted dataset text: the only place that turns dataset text into markup.
+"""Escaped HTML for highlighted dataset text: with `tag_html` (a unit's tags), the only place that
+turns dataset text into markup.
 
 Rules: every piece of dataset or LLM text passes through
 `html.escape(..., quote=True)` before it is wrapped; markup uses only the fixed tags below and
@@ -15,6 +16,7 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from faithlens.views.tag_html import Tag, hit_badge, render_tags, tags_text
 from faithlens.vocab import VERDICTS
 
 LABEL_CLASSES = {verdict: "fl-label-" + verdict.replace("/", "") for verdict in VERDICTS}
@@ -54,6 +56,8 @@ CLASSES = frozenset(
         "fl-diff",
         "fl-del",
         "fl-ins",
+        "fl-hit",
+        "fl-tags",
     )
 )
 GLYPHS = {
@@ -113,6 +117,8 @@ STYLESHEET = """
 .fl-empty { color: #5d6776; font-style: italic; }
 .fl-diff { line-height: 1.65; font-size: 0.95rem; overflow-wrap: anywhere; }
 .fl-diff del.fl-del { background: #f8cfcc; color: #7a1c16; }
+.fl-tags .fl-hit { font-weight: 700; background: #fff3c4; border-radius: 0.2rem; padding: 0 0.15rem; }
+.fl-badge.fl-hit { background: #fff3c4; border: 1px solid #c99a00; }
 .fl-diff ins.fl-ins { background: #d8f0df; text-decoration: underline 2px #2e7d4f; text-underline-offset: 3px; }
 """
 
@@ -135,7 +141,7 @@ class SentenceView:
     label: str | None = None
     score: float | None = None
     explanation: str | None = None
-    error_types: tuple[str, ...] = ()
+    tags: tuple[Tag, ...] = ()
     selected: bool = False
     marks: tuple[tuple[int, int], ...] = ()  # spans of `text` to underline (n-gram overlap with the source)
 
@@ -152,6 +158,7 @@ class ClaimView:
     evidence: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     selected: bool = False
+    tags: tuple[Tag, ...] = ()
 
 
 def esc(text: object) -> str:
@@ -256,8 +263,8 @@ def _marked(text: str, marks: Sequence[tuple[int, int]]) -> str:
 
 def _tip(sentence: SentenceView) -> str:
     lines = [f"S{sentence.position + 1}: {describe(sentence.label, sentence.score)}"]
-    if sentence.error_types:
-        lines.append("Error types: " + ", ".join(sentence.error_types))
+    if sentence.tags:
+        lines.append("Tags: " + tags_text(sentence.tags))
     if sentence.explanation:
         lines.append(sentence.explanation)
     return f'<span class="fl-tip" aria-hidden="true">{esc(chr(10).join(lines))}</span>'
@@ -288,9 +295,13 @@ def render_sentence_list(sentences: Sequence[SentenceView]) -> str:
     """Every sentence as text: number, label and score in words, error types, explanation."""
     items = []
     for sentence in sentences:
-        body = [_badge(sentence.label, sentence.score), f"<b>S{sentence.position + 1}</b> ", esc(sentence.text)]
-        if sentence.error_types:
-            body.append(f'<div class="fl-meta">Error types: {esc(", ".join(sentence.error_types))}</div>')
+        body = [
+            hit_badge(sentence.tags),
+            _badge(sentence.label, sentence.score),
+            f"<b>S{sentence.position + 1}</b> ",
+            esc(sentence.text),
+            render_tags(sentence.tags),
+        ]
         if sentence.explanation:
             body.append(f'<div class="fl-expl">{esc(sentence.explanation)}</div>')
         selected = ' class="fl-selected"' if sentence.selected else ""
@@ -303,7 +314,13 @@ CHOSEN = "chosen"
 
 
 def _claim_body(claim: ClaimView) -> str:
-    body = [_badge(claim.label, None), f"<b>C{claim.position + 1}</b> ", esc(claim.text)]
+    body = [
+        hit_badge(claim.tags),
+        _badge(claim.label, None),
+        f"<b>C{claim.position + 1}</b> ",
+        esc(claim.text),
+        render_tags(claim.tags),
+    ]
     for quote in claim.evidence:
         body.append(f'<div class="fl-evidence">{esc(quote)}</div>')
     for reason in claim.reasons:
@@ -315,7 +332,8 @@ def _claim_body(claim: ClaimView) -> str:
 
 def render_claims(claims: Sequence[ClaimView]) -> str:
     """Claims with label badges, then annotators' evidence quotes and reasons; a selected claim
-    is outlined and says so in words."""
+    is outlined and says so in words. The list counts from the first claim's number, so a claim set
+    that continues a summary's claims (C15 on) is numbered as its claims are."""
     items = []
     for claim in claims:
         if claim.selected:
@@ -323,7 +341,8 @@ def render_claims(claims: Sequence[ClaimView]) -> str:
             items.append(f'<li class="fl-selected" aria-current="true">{marker}{_claim_body(claim)}</li>')
         else:
             items.append(f"<li>{_claim_body(claim)}</li>")
-    return f'<ol class="fl-list fl-claims">{"".join(items)}</ol>'
+    start = f' start="{int(claims[0].position) + 1}"' if claims and claims[0].position else ""
+    return f'<ol class="fl-list fl-claims"{start}>{"".join(items)}</ol>'
 
 
 def render_chosen_claim(claim: ClaimView) -> str:

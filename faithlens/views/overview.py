@@ -16,6 +16,7 @@ from faithlens import datasets
 from faithlens.analysis.figures import BAR_COLUMNS, BarFigure, ScoreFigure, Table, round1
 from faithlens.analysis.generators import NO_MODEL
 from faithlens.errors import NotFoundError
+from faithlens.store.claim_sets import ClaimSet
 from faithlens.views import catalog
 from faithlens.vocab import GOLD, LEVELS, VERDICTS
 
@@ -29,7 +30,14 @@ class Counts:
     summaries: int
     sentences: int
     claims: int
+    """The dataset's own claims."""
     labels: int
+    extracted: tuple[ClaimSet, ...] = ()
+    """The sets of claims models extracted, counted apart from the dataset's own."""
+
+    @property
+    def extracted_claims(self) -> int:
+        return sum(claim_set.claims for claim_set in self.extracted)
 
 
 @dataclass(frozen=True)
@@ -76,7 +84,13 @@ def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str) -> Headline:
     (info,) = found
     n_labels = cur.execute("SELECT count(*) FROM current_label WHERE dataset = ?", [dataset]).fetchone()[0]
     counts = Counts(
-        info.documents, info.documents_with_text, info.summaries, info.sentences, info.claims, int(n_labels)
+        info.documents,
+        info.documents_with_text,
+        info.summaries,
+        info.sentences,
+        info.claims,
+        int(n_labels),
+        info.claim_sets,
     )
     generators = datasets.paper_tables(info.format)(cur, dataset)
     return Headline(
@@ -109,7 +123,8 @@ def missing(cur: duckdb.DuckDBPyConnection, dataset: str, counts: Counts) -> lis
     if counts.summaries and counts.sentences == 0:
         notes.append("No sentences: summaries are not split into labelled sentences in this dataset.")
     if counts.summaries and counts.claims == 0:
-        notes.append("No claims: summaries are not decomposed into claims in this dataset.")
+        extracted = " (only claims a model extracted, counted apart)" if counts.extracted else ""
+        notes.append(f"No claims: summaries are not decomposed into claims in this dataset{extracted}.")
     if counts.summaries and counts.labels == 0:
         notes.append("No labels: no label source has labelled anything in this dataset yet.")
     empty_sources = cur.execute(
@@ -138,7 +153,8 @@ def _level_order(level: str) -> int:
 
 
 def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigure | None:
-    """Current labels per (source, level): the share of each verdict; score-only sources noted."""
+    """Current labels per (source, level): the share of each verdict; score-only sources noted. A source's
+    labels of claims a model extracted are a level of their own, "claim (extracted by SOURCE)"."""
     counted = cur.execute(
         """
         SELECT l.source, s.kind, l.level, l.value::VARCHAR AS value, count(*) AS n, count(l.score) AS scored
@@ -148,6 +164,7 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
         """,
         [dataset],
     ).fetchall()
+    counted = _extracted_apart(cur, dataset, counted)
     if not counted:
         return None
     parts: dict[tuple[str, str, str], list[tuple]] = {}
@@ -187,6 +204,23 @@ def label_distribution(cur: duckdb.DuckDBPyConnection, dataset: str) -> BarFigur
         stacked=True,
         axis="% of labelled targets",
     )
+
+
+def _extracted_apart(cur: duckdb.DuckDBPyConnection, dataset: str, counted: list[tuple]) -> list[tuple]:
+    """`counted` (source, kind, level, value, n, scored) with each source's labels of claims a model
+    extracted moved from level 'claim' to 'claim (extracted by SET)'."""
+    extracted = catalog.extracted_label_counts(cur, dataset)
+    if not extracted:
+        return counted
+    totals = {(source, level, value): [n, scored] for source, _kind, level, value, n, scored in counted}
+    kinds = {source: kind for source, kind, *_ in counted}
+    moved = []
+    for _dataset, source, claim_set, value, n, scored in extracted:
+        totals[source, "claim", value][0] -= n
+        totals[source, "claim", value][1] -= scored
+        moved.append((source, kinds[source], f"claim (extracted by {claim_set})", value, n, scored))
+    kept = [(s, k, lvl, v, *totals[s, lvl, v]) for s, k, lvl, v, _n, _sc in counted if totals[s, lvl, v][0] > 0]
+    return kept + moved
 
 
 def _label_note(labelled: int, scored_only: int, empty: int) -> str:

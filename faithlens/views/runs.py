@@ -145,10 +145,14 @@ def working_elsewhere(run: log.RunSummary, shared: bool, now: datetime) -> bool:
 def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
     """A run's settings as (setting, value) rows."""
     spec = run.settings
-    template = prompts.load(methods.method(spec.method).template_names(spec.variant or "", spec.level)[0])
+    method = methods.method(spec.method)
+    names = method.template_names(spec.variant, spec.level)
+    template = prompts.load(names[0])
+    variant = f" (variant {spec.variant})" if len(method.variants) > 1 else ""
     return [
         ("units", run.selection),
-        ("method", spec.method + (f" (variant {spec.variant})" if spec.variant else "")),
+        ("method", spec.method + variant),
+        ("prompt files", prompt_files(method, spec.variant, spec.level)),
         ("evidence", spec.evidence + (f", k={spec.k}" if spec.evidence == "bm25" else "")),
         ("provider", spec.provider + (f" at {spec.base_url}" if spec.base_url else "")),
         ("model", spec.model),
@@ -159,6 +163,24 @@ def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
         ("label source", run.source),
         ("created", f"{run.created_at:%Y-%m-%d %H:%M:%S}"),
     ]
+
+
+def prompt_files(method: methods.Method, variant: str | None, level: str) -> str:
+    """The prompt files a method sends, name@version, and what follows on its answer (ARM's points)."""
+    sent = [f"{name}@{prompts.load(name).version}" for name in method.template_names(variant, level)]
+    after = [f"then {name}@{prompts.load(name).version} when r ≠ s" for name in method.follow_ups()]
+    return ", ".join(sent + after)
+
+
+def points_line(counted: log.Counts) -> str | None:
+    """What a run says when some of its done items lack their ARM explanation points (else None)."""
+    if not counted.points_failed:
+        return None
+    return (
+        f"Explanation points (ARM A.3) failed for {counted.points_failed:,} of the {counted.done:,} items done: "
+        "their rewrites count (r ≠ s, Table 3), but an ARM preference session has no points to mark for them "
+        "until Retry failed asks for the points again."
+    )
 
 
 def list_row(run: log.RunSummary, live: engine.Snapshot | None = None, elsewhere: bool = False) -> dict[str, object]:

@@ -92,15 +92,17 @@ def running_server(
     timeout: float = STARTUP_TIMEOUT_S,
     app_dir: Path = ROOT,
     extra_env: dict[str, str] | None = None,
+    port: int | None = None,
 ) -> Iterator[Server]:
     """Start `app_dir/app.py` (FaithLens by default) on a free loopback port against `db_path`;
     stop it on exit.
 
     The server holds the DuckDB file open read-write, so give each server its own file.
     Its stdout/stderr go to `log_path`; if it does not become healthy, the log's tail is raised.
-    `extra_env` adds settings (an LLM base URL and key, say).
+    `extra_env` adds settings (an LLM base URL and key, say); `port` is a port chosen beforehand (a
+    sign-in test names it in the app's secrets), else a free one.
     """
-    port = free_port()
+    port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     command = [sys.executable, "-m", "streamlit", "run", "app.py"]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port), *SERVER_FLAGS]
@@ -117,12 +119,17 @@ def running_server(
                 time.sleep(0.1)
             yield server
         finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            stop_process(process)
+
+
+def stop_process(process: subprocess.Popen) -> None:
+    """Ask a server process to stop; kill it if it has not within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def copy_db(source: Path, target: Path) -> Path:

@@ -23,7 +23,7 @@ from playwright.sync_api import Browser, Page, expect
 from faithlens import store
 from faithlens.coding import sessions
 from tests import raw
-from tests.browser import helpers
+from tests.browser import helpers, protocols
 
 pytestmark = pytest.mark.browser
 
@@ -91,23 +91,6 @@ def _code_with_mouse(page: Page, code: str, note: str | None, position: int) -> 
     _saved(page, position)
 
 
-def _expected(a: tuple[str, ...], b: tuple[str, ...]) -> dict[str, float]:
-    """The statistics of the two code lists, from the libraries directly."""
-    import krippendorff
-    import numpy as np
-    from sklearn.metrics import cohen_kappa_score
-    from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
-
-    labels = sorted(set(a) | set(b))
-    numbers = np.array([[labels.index(x), labels.index(y)] for x, y in zip(a, b, strict=True)])
-    return {
-        "cohen": cohen_kappa_score(a, b),
-        "fleiss": fleiss_kappa(aggregate_raters(numbers)[0], method="fleiss"),
-        "alpha": krippendorff.alpha(reliability_data=numbers.T.astype(float), level_of_measurement="nominal"),
-        "agree": 100 * sum(x == y for x, y in zip(a, b, strict=True)) / len(a),
-    }
-
-
 def test_two_coders_at_once_then_the_agreement_table(browser: Browser, duo) -> None:
     server, session = duo
     alice, bob = _code_page(browser, server, "alice"), _code_page(browser, server, "bob")
@@ -121,7 +104,7 @@ def test_two_coders_at_once_then_the_agreement_table(browser: Browser, duo) -> N
     page = helpers.open_app(alice, f"{server.url}/sessions?dataset={DATASET}&session=duo")
     page.get_by_role("tab", name="Agreement").click()
     helpers.wait_for_app(page)
-    figures = _expected(ALICE, BOB)
+    figures = protocols.agreement_figures(ALICE, BOB)
     line = page.get_by_text(re.compile("^Fleiss' κ")).first
     expect(line).to_contain_text(f"Fleiss' κ {figures['fleiss']:.3f} and all agree on {figures['agree']:.1f}%")
     expect(line).to_contain_text(f"over the {len(ALICE)} units both coders coded")
@@ -228,3 +211,88 @@ def test_a_blind_session_shows_no_gold_label_anywhere(browser: Browser, blind_an
     shown.get_by_text("Reference: the gold label").click()
     helpers.wait_for_app(shown)
     expect(shown.get_by_text(words, exact=False).first).to_be_visible()
+
+
+NAMED = re.compile(r"rewrit\w*|original\w*", re.IGNORECASE)
+REWORDED = "The ministers are shot at half past six in the rain."
+
+
+def _said_lines(page: Page) -> list[str]:
+    """Every line of text the coder can read in the page's main area."""
+    main = page.get_by_test_id("stMain").inner_text()
+    return [line for line in main.splitlines() if line.strip()]
+
+
+def _named_beside_a_or_b(page: Page) -> list[str]:
+    """Lines (and stretches of the page's HTML) where "rewrite" or "original" stands next to A or B."""
+    beside = re.compile(rf"\b[AB]\b.{{0,80}}(?:{NAMED.pattern})|(?:{NAMED.pattern}).{{0,80}}\b[AB]\b", re.DOTALL)
+    visible = re.sub(r"<[^>]+>", " ", page.content())
+    lines = [line for line in _said_lines(page) if beside.search(line)]
+    return lines + [m.group(0) for m in beside.finditer(visible)]
+
+
+@pytest.fixture
+def preference(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, str, str]]:
+    """An open ARM preference session on one claim of a story that never says 'original' or 'rewrite',
+    with ben's code already saved; yields the server, the claim as written and its rewrite."""
+    from faithlens.coding import events
+    from tests.coding import support
+
+    db = helpers.copy_db(browser_db, tmp_path / "prefer.duckdb")
+    summary_id = next(
+        sid
+        for sid, record in sorted(raw.storysumm_records().items())
+        if not NAMED.search(record["story"] + " ".join(record["summary"]) + " ".join(record["claims"]))
+    )
+    unit = f"{summary_id}#c0"
+    conn = store.connect(db)
+    try:
+        support.plant_rewrite(conn, "llm/arm-rewrite-both/test", unit, REWORDED)
+        support.plant_points(conn, "llm/arm-rewrite-both/test", unit, ["It names the wall.", "It keeps the rain."])
+        spec = sessions.SessionSpec(
+            "prefer", DATASET, "claim", "arm-preference", "arm-preference", suggestions="llm/arm-rewrite-both/test",
+            blind=False, units=(unit,), units_from="the test", coders=("ana", "ben"),
+        )  # fmt: skip
+        made = sessions.create(conn, spec)
+        events.save(conn, made, "ben", events.Submission(unit, ("rewrite",), None, {"points": ["WRONG", "WRONG"]}))
+    finally:
+        conn.close()
+    with helpers.running_server(db, tmp_path / "server.log") as server:
+        yield server, raw.storysumm_records()[summary_id]["claims"][0].strip(), REWORDED
+
+
+def test_arm_preference_tells_the_coder_only_a_or_b(browser: Browser, preference) -> None:
+    server, original, rewrite = preference
+    page = _code_page(browser, server, "ana", "prefer")
+    versions = page.locator(".flc-version").filter(has=page.locator(".flc-tag").get_by_text(re.compile("^[AB]$")))
+    expect(versions).to_have_count(2)
+    boxes = {versions.nth(i).inner_text().strip() for i in range(2)}
+    letter = {text[1:].strip(): text[0] for text in boxes}
+    assert set(letter) == {original, rewrite}
+    page.get_by_text(re.compile("^Reference: ")).click()
+    helpers.wait_for_app(page)
+    expect(page.get_by_text(f"ben: {letter[rewrite]} is better")).to_be_visible()
+    assert not _named_beside_a_or_b(page)
+
+    def choose_and_save(text: str, marks: tuple[str, ...] = ()) -> None:
+        page.get_by_role("button", name=re.compile(rf"^{letter[text]} is better")).click()
+        helpers.wait_for_app(page)
+        for number, mark in enumerate(marks, start=1):
+            group = page.get_by_role("radiogroup", name=f"Point {number}", exact=True)
+            group.get_by_text(mark, exact=True).click()
+            helpers.wait_for_app(page)
+        assert not _named_beside_a_or_b(page)
+        page.get_by_role("button", name="Save and go on").click()
+        helpers.wait_for_app(page)
+        expect(page.get_by_text(f"Saved unit 1: {letter[text]} is better.")).to_be_visible()
+        assert not _named_beside_a_or_b(page)
+
+    choose_and_save(original)
+    choose_and_save(rewrite, ("IMPORTANT", "NEUTRAL"))
+    page.get_by_role("button", name=re.compile("^Undo last save")).click()
+    helpers.wait_for_app(page)
+    expect(page.get_by_text(f"Undone: unit 1 is back to {letter[original]} is better.")).to_be_visible()
+    assert not _named_beside_a_or_b(page)
+    told = [line for line in _said_lines(page) if re.search(r"^(Saved|Undone)|is better|Neither", line)]
+    assert told and not [line for line in told if NAMED.search(line)]
+    helpers.assert_no_exception(page)

@@ -1,6 +1,7 @@
 """Explore in a real browser: a summary deep link opens cold and warm, labels are visibly coloured,
-a claim named in the link is visibly marked, and hostile dataset text shows literally without
-running, loading or overlaying anything."""
+a claim named in the link is visibly marked, hostile dataset text shows literally without
+running, loading or overlaying anything, and after a Tags filter the matching sentences say so, with
+a model's extracted claims apart from the dataset's."""
 
 from __future__ import annotations
 
@@ -17,10 +18,10 @@ from playwright.sync_api import Page, expect
 
 from tests import raw
 from tests.browser import helpers
+from tests.extracted_claims import CODER, DANIEL, EXTRACTED, EXTRACTED_BY, NAMES, seed
 
 pytestmark = pytest.mark.browser
 
-DANIEL = "1e21553b47944b67bc2cdf67860d8e15"
 XSS_FILE = helpers.IMPORTS / "xss_payloads.jsonl"
 TRACKER_PORT = 47231
 """The payloads' remote images and forms point at http://127.0.0.1:47231 (see the fixture file)."""
@@ -137,3 +138,45 @@ def test_hostile_dataset_text_shows_literally_and_runs_nothing(
     assert overlay is False
     assert tracker == [], f"the page fetched {tracker} from the tracker"
     helpers.screenshot(page, screenshot_dir, "explore_xss")
+
+
+@pytest.fixture
+def seeded_server(browser_db: Path, tmp_path: Path) -> Iterator[helpers.Server]:
+    """A server on a database where a model extracted claims and coders and a model tagged units
+    (`tests.extracted_claims`)."""
+    db = seed(helpers.copy_db(browser_db, tmp_path / "seeded.duckdb"))
+    with helpers.running_server(db, tmp_path / "server.log") as server:
+        yield server
+
+
+def test_a_tags_filter_shows_which_sentences_matched_and_extracted_claims_stand_apart(
+    page: Page, seeded_server: helpers.Server, screenshot_dir: Path
+) -> None:
+    record = raw.storysumm_records()[DANIEL]
+    own = len(record["claims"])
+    helpers.open_app(page, f"{seeded_server.url}/explore?dataset=storysumm&summary={DANIEL}")
+    helpers.assert_no_exception(page)
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar).to_contain_text(f"{raw.storysumm_expected()['claims']:,} claims")
+    expect(sidebar).to_contain_text(f"+ {len(EXTRACTED)} claims extracted by {EXTRACTED_BY}")
+    expect(page.locator("p.fl-heading").filter(has_text=f"Claims extracted by {EXTRACTED_BY}")).to_be_visible()
+    extracted = page.locator("ol.fl-claims").nth(1).locator("li")
+    expect(extracted).to_have_count(len(EXTRACTED))
+    expect(extracted.first).to_contain_text(f"C{own + 1} {EXTRACTED[0]}")
+
+    tags = page.get_by_test_id("stMultiSelect").filter(has_text="Tags")
+    tags.locator("input").click()
+    page.get_by_role("option", name="ambiguity_type: 2", exact=True).click()
+    page.keyboard.press("Escape")
+    helpers.wait_for_app(page)
+    expect(page).to_have_url(re.compile(r"[?&]tags=ambiguity_type"))
+    expect(page.get_by_text("The tags the filters ask for are on S2 and S5 of this summary.")).to_be_visible()
+    matched = page.locator(".fl-sentences li").filter(has=page.locator(".fl-badge.fl-hit"))
+    expect(matched).to_have_count(2)
+    expect(matched.first).to_contain_text(f"S2 {record['summary'][1]}")
+    expect(matched.first).to_contain_text(f"ambiguity_type: 2 “{NAMES['2']}” ({CODER})")
+    assert matched.first.locator("strong.fl-hit").evaluate("el => getComputedStyle(el).fontWeight") == "700"
+    other = page.locator(".fl-sentences li").nth(3)
+    expect(other).to_contain_text(f"ambiguity_type: 4 “{NAMES['4']}” ({CODER})")
+    expect(other.locator(".fl-hit")).to_have_count(0)
+    helpers.screenshot(page, screenshot_dir, "explore_tags_and_claim_sets")

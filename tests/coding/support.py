@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from faithlens import store
-from faithlens.llm import records
+from faithlens.llm import points, records
 from tests import raw
 
 COUNTED = ("coding_session", "coding_coder", "coding_event", "label", "label_source", "tag", "codebook")
@@ -111,9 +111,11 @@ def plant_inconsistencies(
     items: list[str],
     status: str = "ok",
     dataset: str = "storysumm",
+    prompt: str = "prompt1",
 ) -> int:
-    """The hybrid mode's suggestions: StorySumm's inconsistency prompt's items for one summary (no label event)."""
+    """The hybrid mode's suggestions: one StorySumm inconsistency prompt's items for one summary (no label event)."""
     call = llm_call(
+        prompt_name=f"storysumm-inconsistencies.{prompt}",
         dataset=dataset,
         level="summary",
         target_id=summary_id,
@@ -134,7 +136,9 @@ def plant_rewrite(
     changed: bool = True,
     dataset: str = "storysumm",
 ) -> int:
-    """ARM's rewrite of one claim: a label event 'unfaithful'/'rewritten' (or 'faithful'/'unchanged')."""
+    """ARM's rewrite of one claim: a label event 'unfaithful'/'rewritten' (or 'faithful'/'unchanged'), its
+    explanation naming the rewrite (so each has its own explanation points request)."""
+    explanation = f"because: {rewrite}"
     call = llm_call(
         dataset=dataset,
         level=level,
@@ -142,13 +146,13 @@ def plant_rewrite(
         source=source,
         method="arm-rewrite",
         prompt_name="arm-rewrite.both",
-        parsed={"rewrite": rewrite, "explanation": "because"},
+        parsed={"rewrite": rewrite, "explanation": explanation},
         replies=[f"Rewrite: {rewrite}"],
     )
     label = records.LabelEvent(
         "unfaithful" if changed else "faithful",
         "rewritten" if changed else "unchanged",
-        explanation="because",
+        explanation=explanation,
         rewrite=rewrite,
     )
     return records.save(conn, call, label, "ARM rewrites")
@@ -162,14 +166,22 @@ def plant_points(
     level: str = "claim",
     dataset: str = "storysumm",
 ) -> int:
-    """ARM's explanation points of a rewrite (same source and target, no label event)."""
+    """ARM's explanation points of the unit's current rewrite, stored under the request that asks for them
+    (`faithlens.llm.points`, as `faithlens.llm.ask` keys it), no label event."""
+    with conn.cursor() as cur:
+        request = points.request_of(cur, dataset, level, source, unit)
+    assert request is not None, f"{unit} has no rewrite of {source} with an explanation"
     call = llm_call(
+        request_key=request.key,
         dataset=dataset,
         level=level,
         target_id=unit,
         source=source,
-        method="arm-rewrite",
-        prompt_name="arm-explanation-points",
+        method=request.template.method,
+        prompt_name=request.template.name,
+        prompt_version=request.template.version,
+        parameters=request.parameters,
+        request={"system": request.system, "turns": list(request.turns)},
         parsed={"items": items},
     )
     return records.save(conn, call, None, "ARM rewrites")

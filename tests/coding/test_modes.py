@@ -8,8 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
-from faithlens.coding import events, modes, report, sessions
+from faithlens.coding import events, library, modes, report, sessions
 from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
@@ -104,11 +105,13 @@ def test_line_by_line_refuses_a_summary_not_coded_line_by_line(db_copy: Path):
         full = _sentences(unit)["sentences"]
         missing = {uid: part for uid, part in full.items() if uid != f"{unit}#s{n - 1}"}
         extra = {**full, f"{other}#s0": {"code": "faithful"}}
-        assert "not coded" in _refused(conn, made, "ann", Submission(unit, detail={"sentences": missing}))
+        assert f"S{n} not coded" in _refused(conn, made, "ann", Submission(unit, detail={"sentences": missing}))
         assert "not coded" in _refused(conn, made, "ann", Submission(unit, detail={"sentences": extra}))
         assert "not coded" in _refused(conn, made, "ann", Submission(unit))
-        no_why = _sentences(unit, {0: ("unfaithful", "  ")})
-        assert "explanation" in _refused(conn, made, "ann", Submission(unit, detail=no_why))
+        no_why = _sentences(unit, {1: ("unfaithful", "  ")})
+        said = _refused(conn, made, "ann", Submission(unit, detail=no_why))
+        assert said.startswith("S2 needs an explanation (No (inconsistent))"), "named as the form names it"
+        assert "#s" not in said
         unknown = _sentences(unit, {0: ("maybe", None)})
         assert "unknown code" in _refused(conn, made, "ann", Submission(unit, detail=unknown))
 
@@ -126,6 +129,16 @@ def test_line_by_line_reports_agreement_on_the_sentences_too(db_copy: Path):
     # Each summary's first sentence is the only one the coders disagree on.
     assert found.sentences.pct_all_agree == pytest.approx(100 * (sentences - 2) / sentences)
     assert found.overall.units == 2 and found.overall.pct_all_agree == 0
+    # Per code on the sentences, as sklearn gives it on "chose the code or not" over every sentence.
+    ann = [0] * sentences
+    bob = [int(i in (0, storysumm_sentence_count(units[0]))) for i in range(sentences)]
+    per_code = dict(found.sentence_per_code)
+    assert sorted(per_code) == ["faithful", "na", "unfaithful"]
+    assert per_code["unfaithful"].pairs[0].kappa == pytest.approx(cohen_kappa_score(ann, bob))
+    assert per_code["unfaithful"].pct_all_agree == pytest.approx(100 * (sentences - 2) / sentences)
+    # A summary is never "N/A, just commentary": its per-code table has no such row.
+    assert [key for key, _ in found.per_code] == ["faithful", "unfaithful"]
+    assert "per_code" in found.as_dict()["sentences"]
 
 
 def test_line_by_line_undo_returns_to_the_previous_sentence_codes(db_copy: Path):
@@ -188,9 +201,23 @@ def test_hybrid_keeps_only_units_with_suggestions_from_the_source(db_copy: Path)
         shown = {unit: modes.context(conn.cursor(), made, unit).suggestions for unit in made.units}
     assert list(made.units) == sorted(planted)
     assert shown == {unit: tuple(items) for unit, items in planted.items()}
-    assert made.selection.startswith(f"{len(made.units)} of ")
-    assert made.selection.endswith(f"those with inconsistencies suggested by {SUGGESTER}")
+    val = len(storysumm_ids("val"))
+    assert made.selection == (
+        f"{len(planted)} summaries with inconsistencies suggested by {SUGGESTER}, of {val} summaries where split is val"
+    )
     assert made.suggestions == SUGGESTER
+
+
+def test_hybrid_joins_both_prompts_suggestions_in_prompt_order(db_copy: Path):
+    """StorySumm B.2: Prompt 1's and Prompt 2's inconsistencies are concatenated, each prompt's newest answer."""
+    summary = storysumm_ids("val")[0]
+    with connected(db_copy) as conn:
+        plant_inconsistencies(conn, SUGGESTER, summary, ["Prompt 2's only item."], prompt="prompt2")
+        plant_inconsistencies(conn, SUGGESTER, summary, ["an old Prompt 1 answer"], prompt="prompt1")
+        plant_inconsistencies(conn, SUGGESTER, summary, ["Prompt 1, first.", "Prompt 1, second."], prompt="prompt1")
+        made = _session(conn, "hyb2", mode="hybrid", suggestions=SUGGESTER)
+        shown = modes.context(conn.cursor(), made, summary).suggestions
+    assert shown == ("Prompt 1, first.", "Prompt 1, second.", "Prompt 2's only item.")
 
 
 def test_hybrid_with_no_suggestions_at_all_is_refused(db_copy: Path):
@@ -227,6 +254,47 @@ def test_hybrid_needs_agree_or_disagree_and_why_for_each_suggestion(db_copy: Pat
         ]
     }
     assert label == ("unfaithful", "unfaithful", "the soda", "ann")
+
+
+def test_hybrid_takes_no_n_a_for_a_whole_summary(db_copy: Path):
+    """StorySumm's overall question is Yes or No; "N/A, just commentary" answers a line (Appendix D)."""
+    with connected(db_copy) as conn:
+        planted = _plant_suggestions(conn)
+        made = _session(conn, "hyb", mode="hybrid", suggestions=SUGGESTER)
+        unit = sorted(planted)[1]  # one suggestion
+        answers = {"suggestions": [{"agree": False, "why": "the room is white"}]}
+        said = _refused(conn, made, "ann", Submission(unit, ("na",), None, answers))
+        assert "N/A, just commentary is an answer for a line, not for a whole summary" in said
+        events.save(conn, made, "ann", Submission(unit, ("faithful",), None, answers))
+        events.save(conn, made, "bob", Submission(unit, ("unfaithful",), "grey", answers))
+        before = row_counts(conn)
+        with pytest.raises(CodingError):
+            report.adjudicate(conn, made, unit, ("na",), None, "dana")
+        assert row_counts(conn) == before
+        found = report.session_agreement(conn, made)
+    assert [key for key, _ in found.per_code] == ["faithful", "unfaithful"]
+
+
+@pytest.mark.parametrize(
+    ("codes", "agree", "warned"),
+    [
+        (("faithful",), [True, False, True], [1, 3]),
+        (("faithful",), [False, False, False], []),
+        (("unfaithful",), [True, True, True], []),
+        (("na",), [True, False, False], []),
+    ],
+)
+def test_hybrid_flags_an_agreed_inconsistency_under_a_consistent_label(db_copy: Path, codes, agree, warned):
+    with connected(db_copy) as conn:
+        planted = _plant_suggestions(conn)
+        made = _session(conn, "hyb", mode="hybrid", suggestions=SUGGESTER)
+        book = library.get(conn.cursor(), made.codebook, made.codebook_version)
+        unit = sorted(planted)[2]  # three suggestions
+        answers = [{"agree": value, "why": "because"} for value in agree]
+        assert modes.agreed_yet_consistent(book, codes, answers) == warned
+        if codes != ("na",):  # a warning, not a refusal: the code is saved
+            events.save(conn, made, "ann", Submission(unit, codes, "why", {"suggestions": answers}))
+            assert events.current(conn, made, "ann")[unit].codes == codes
 
 
 def test_hybrid_undo_restores_the_previous_answers(db_copy: Path):
@@ -284,7 +352,9 @@ def test_arm_faithfulness_holds_only_the_units_the_source_rewrote(db_copy: Path)
         made = _arm_session(conn)
         shown = modes.context(conn.cursor(), made, made.units[0])
     assert list(made.units) == rewritten
-    assert made.selection.endswith(f"those {REWRITER} rewrote")
+    claims = sum(storysumm_claim_count(summary) for summary in storysumm_ids("val"))
+    assert made.selection.startswith(f"{len(rewritten)} claims that {REWRITER} rewrote, of {claims:,} claims")
+    assert made.selection.endswith(f" of {len(storysumm_ids('val'))} summaries where split is val")
     assert shown.rewrite == f"Rewritten: {made.units[0]}"
     assert shown.original == raw.storysumm_records()[storysumm_ids("val")[0]]["claims"][0].strip()
 
@@ -445,6 +515,8 @@ def test_explanation_point_metrics_follow_arm_section_4_3_worked_by_hand(db_copy
             ("bob", u2, "original", None),
             ("ann", u3, "neutral", None),
             ("bob", u3, "rewrite", [WRG, WRG, NEU]),  # E4
+            ("ann", made.units[-1], "neutral", None),  # every coder chose Neither
+            ("bob", made.units[-1], "neutral", None),
         ]
         for coder, unit, code, marks in saved:
             events.save(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
@@ -457,11 +529,13 @@ def test_explanation_point_metrics_follow_arm_section_4_3_worked_by_hand(db_copy
     assert arm["pct_none_important"] == pytest.approx(100 * 1 / 2)
     assert arm["pct_wrong"] == pytest.approx(100 * 17 / 48)
     assert arm["pct_none_wrong"] == pytest.approx(100 * 1 / 4)
-    # Preferred by the coders' majority: u1 rewrite (2 of 2); u2 and u3 are ties. Unanimous: u1 of 3.
-    assert arm["preference_units"] == 3
-    assert arm["pct_rewrite_preferred"] == pytest.approx(100 * 1 / 3)
+    # Four units judged. Preferred by the coders' majority: u1 rewrite (2 of 2); u2 and u3 are ties and the
+    # last unit's majority chose Neither, so no version won them. Unanimous: u1 and the last unit, of 4.
+    assert arm["preference_units"] == 4
+    assert (arm["preferred_units"], arm["no_preference_units"]) == (1, 3)
+    assert arm["pct_rewrite_preferred"] == pytest.approx(100 * 1 / 4)
     assert arm["pct_original_preferred"] == 0
-    assert arm["preference_pct_all_agree"] == pytest.approx(100 * 1 / 3)
+    assert arm["preference_pct_all_agree"] == pytest.approx(100 * 2 / 4)
 
 
 def test_table_5_majority_vote_row_worked_by_hand(db_copy: Path):

@@ -88,7 +88,7 @@ def test_a_seeded_sample_is_n_units_of_the_set_in_reading_order(db_copy: Path):
     assert list(first.units) == sorted(first.units)
     assert first.units == same.units
     assert other.units != first.units and set(other.units) <= set(everything)
-    assert first.selection == f"a random sample (seed 3) of 10 of all {len(everything)} summaries"
+    assert first.selection == f"10 summaries drawn at random (seed 3) from all {len(everything)} summaries"
 
 
 def test_a_sample_as_large_as_the_set_keeps_every_unit(db_copy: Path):

@@ -1,8 +1,9 @@
-"""`python -m faithlens metrics`: the JSON shape, --db and FAITHLENS_DB, and exit 2 with one line
-on stderr for choices it cannot honour."""
+"""`python -m faithlens metrics`: the JSON shape (every number the Compare page shows), --db and
+FAITHLENS_DB, and exit 2 with one line on stderr for choices it cannot honour."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -10,9 +11,11 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from sklearn.metrics import cohen_kappa_score
+from sklearn.metrics import cohen_kappa_score, f1_score
 
 from faithlens import cli, config
+from faithlens.analysis.metrics import BinaryMetrics
+from faithlens.views import compare
 from tests import raw
 from tests.core import storysumm_expected as expected
 from tests.core.storysumm_published import FIELDS, PAPER_TABLE_8
@@ -31,7 +34,14 @@ KEYS = {
     "balanced_accuracy",
     "f1_faithful",
     "f1_unfaithful",
+    "macro_f1",
     "threshold",
+    "left_out",
+    "confusion",
+    "reference_labelled",
+    "labelled",
+    "both",
+    "tuned_on",
 }
 ARGS = ["metrics", "--dataset", "storysumm", "--level", "summary", "--reference", "gold", "--json"]
 
@@ -62,8 +72,15 @@ def test_json_rows_per_source_and_split(built_db: Path, capsys: pytest.CaptureFi
         100 * sum(p["label"] for p in fables.values()) / len(fables), abs=1e-4
     )
     ids = sorted(records)
-    kappa = cohen_kappa_score([records[i]["label"] for i in ids], [fables[i]["label"] for i in ids])
-    assert first["kappa"] == pytest.approx(kappa, abs=1e-5)
+    gold, predicted = [records[i]["label"] for i in ids], [fables[i]["label"] for i in ids]
+    assert first["kappa"] == pytest.approx(cohen_kappa_score(gold, predicted), abs=1e-5)
+    assert first["macro_f1"] == pytest.approx(f1_score(gold, predicted, average="macro"), abs=1e-5)
+    assert first["left_out"] == 0 and first["both"] == first["labelled"] == first["reference_labelled"] == len(ids)
+    flagged = {
+        (g, p): sum(1 for x, y in zip(gold, predicted, strict=True) if (x, y) == (g, p)) for g in (0, 1) for p in (0, 1)
+    }
+    assert first["confusion"] == [[flagged[1, 1], flagged[1, 0]], [flagged[0, 1], flagged[0, 0]]], "faithful (1) first"
+    assert first["tuned_on"] is None and rows[3]["tuned_on"] == "val", "unieval's threshold is tuned on val"
     assert first["threshold"] is None
     assert 0 <= rows[3]["threshold"] <= 1 and rows[3]["threshold"] == rows[4]["threshold"]
     assert all(0 <= row["balanced_accuracy"] <= 100 for row in rows), "percentages are 0-100"
@@ -103,6 +120,56 @@ def test_mapping_option_decides_which_claims_count(db_copy: Path, capsys: pytest
     assert [row["split"] for row in default] == ["all"], "FABLES has no splits"
     assert default[0]["n"] == gold["faithful"] + gold["unfaithful"] + gold["partial"]
     assert as_fables[0]["n"] == gold["faithful"] + gold["unfaithful"]
+    assert default[0]["left_out"] == gold["unverifiable"], "Compare's 'Left out': unverifiable by default"
+    assert as_fables[0]["left_out"] == gold["partial"] + gold["unverifiable"]
+    assert as_fables[0]["both"] == sum(gold.values())
+
+
+@pytest.mark.parametrize(
+    ("dataset", "level", "extra"),
+    [("storysumm", "summary", []), ("tofueval", "sentence", ["--by-topic"]), ("fables", "claim", [])],
+)
+def test_json_carries_every_figure_of_the_compare_view(
+    dataset: str, level: str, extra: list[str], db_copy: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Each number the Compare page draws from its view model (`compare.compare`: every metric of a
+    row, its threshold, its left-out units and confusion matrix, and the pair's coverage) is in the
+    row `metrics --json` prints for the same choices."""
+    if dataset != "storysumm":  # a second source: gold with every third verdict flipped, in-between labels kept
+        with duckdb.connect(str(db_copy)) as conn:
+            conn.execute(
+                f"INSERT INTO label_source (dataset, source, kind) VALUES ('{dataset}', 'coder:copy', 'coder')"
+            )
+            conn.execute(
+                "INSERT INTO label (dataset, source, level, target_id, value) SELECT dataset, 'coder:copy', level, "
+                "target_id, CASE WHEN hash(target_id) % 3 <> 0 THEN value WHEN value = 'faithful' THEN 'unfaithful' "
+                "WHEN value = 'unfaithful' THEN 'faithful' ELSE value END FROM current_label "
+                f"WHERE dataset = '{dataset}' AND source = 'gold' AND level = '{level}'"
+            )
+    code, out, err = run(
+        ["metrics", "--dataset", dataset, "--level", level, "--json", "--db", str(db_copy), *extra], capsys
+    )
+    assert code == 0, err
+    printed = {(row["source"], row["split"], row.get("topic_type"), row.get("corpus")): row for row in json.loads(out)}
+    with duckdb.connect(str(db_copy), read_only=True) as conn, conn.cursor() as cur:
+        view = compare.compare(cur, dataset, level, by_topic=bool(extra))
+    shown = [(pair, row) for pair in view.pairs for row in pair.rows]
+    assert len(printed) == len(shown) > 0
+    for pair, row in shown:
+        group = (None if row.subset.topic_type == compare.ALL else row.subset.topic_type,
+                 None if row.subset.corpus == compare.ALL else row.subset.corpus) if extra else (None, None)  # fmt: skip
+        out_row = printed[(row.source, row.split, *group)]
+        for field in dataclasses.fields(BinaryMetrics):
+            assert out_row[field.name] == pytest.approx(getattr(row.metrics, field.name), abs=1e-6), field.name
+        assert out_row["threshold"] == pytest.approx(row.threshold, abs=1e-6)
+        assert out_row["left_out"] == row.excluded and out_row["confusion"] == [list(line) for line in row.confusion]
+        assert (out_row["reference_labelled"], out_row["labelled"], out_row["both"]) == (
+            view.reference_labelled,
+            pair.labelled,
+            pair.both,
+        )
+    if dataset == "fables":
+        assert any(row["left_out"] for row in printed.values())
 
 
 def test_a_dataset_with_one_source_has_nothing_to_compare(built_db: Path, capsys: pytest.CaptureFixture) -> None:

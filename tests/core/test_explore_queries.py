@@ -21,6 +21,7 @@ from faithlens.filters import Filters
 from faithlens.views import detail as explore_detail
 from faithlens.views import explore
 from faithlens.views.states import DetailState
+from faithlens.views.tag_html import Tag
 from tests import raw as raw_files
 from tests.raw import DATA, fables_books, storysumm_predictions, storysumm_records
 
@@ -270,7 +271,7 @@ def test_storysumm_detail_has_units_alignment_and_every_source(cur) -> None:
         predictions["alignscore-roberta-large"][sid]["probs"]
     )
     assert sources["gold"].unfaithful_sentences == record["errors"].count(0)
-    assert ("difficulty", record["difficulty"]) in detail.summary.tags
+    assert Tag("difficulty", record["difficulty"], "gold") in detail.summary.tags, "each tag names its source"
 
 
 def test_detail_with_another_source_colours_by_its_sentence_labels(cur) -> None:
@@ -304,7 +305,8 @@ def test_tofueval_detail_has_topic_error_types_and_key_points(cur) -> None:
     doc_id, topic, model = key
     detail = explore_detail.load_detail(cur, "tofueval", f"{doc_id} / {model} / {topic}")
     assert (detail.summary.topic, detail.summary.topic_type) == (topic, raw[key]["topic_type"])
-    assert {t for u in detail.sentences for t in u.error_types} == raw[key]["types"]
+    assert {t.value for u in detail.sentences for t in u.tags if t.kind == "error_type"} == raw[key]["types"]
+    assert {t.source for u in detail.sentences for t in u.tags} == {"gold"}, "TofuEval's own error types"
     points: dict[tuple[str, str], list[str]] = defaultdict(list)
     for path in (TOFU / "completeness").glob("*.csv"):
         with path.open(encoding="utf-8", newline="") as handle:

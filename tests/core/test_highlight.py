@@ -11,6 +11,7 @@ import pytest
 
 from faithlens.views import highlight as hl
 from faithlens.views.highlight import ALIGN_BEST, ALIGN_OTHER, NGRAM, Span
+from faithlens.views.tag_html import HIT, Tag
 
 PAYLOAD = (
     "<script>alert(1)</script> <img src=x onerror=\"alert('x')\"> "
@@ -104,10 +105,14 @@ def test_non_integer_offsets_are_refused() -> None:
         hl.render_highlight("abcdef", [(0, 2, NGRAM)])
 
 
+TAG = Tag("error_type", "<b>Tag</b>", "coding/<i>s</i>/ann")
+TAG_WORDS = "error_type: <b>Tag</b> (coding/<i>s</i>/ann)"
+
+
 def _sentences() -> list[hl.SentenceView]:
     return [
         hl.SentenceView(0, "He wakes up.", "faithful"),
-        hl.SentenceView(1, PAYLOAD, "unfaithful", explanation=PAYLOAD, error_types=("<b>Tag</b>",), selected=True),
+        hl.SentenceView(1, PAYLOAD, "unfaithful", explanation=PAYLOAD, tags=(TAG,), selected=True),
         hl.SentenceView(2, "Maybe.", None, score=0.13),
         hl.SentenceView(3, "Nothing known.", None),
     ]
@@ -129,14 +134,14 @@ def test_summary_colours_by_label_then_score_bucket_and_escapes_tooltips() -> No
     tip = re.search(
         r'<span class="fl-tip" aria-hidden="true">(.*?)</span>', markup.split("fl-label-unfaithful")[1], re.S
     )
-    assert html.unescape(tip.group(1)) == f"S2: unfaithful\nError types: <b>Tag</b>\n{PAYLOAD}"
+    assert html.unescape(tip.group(1)) == f"S2: unfaithful\nTags: {TAG_WORDS}\n{PAYLOAD}"
 
 
 def test_sentence_list_spells_out_labels_scores_and_explanations() -> None:
     markup = hl.render_sentence_list(_sentences())
     text = parse(markup).text
     assert "unfaithfulS2 " + PAYLOAD in text
-    assert "Error types: <b>Tag</b>" in text and text.count(PAYLOAD) == 2
+    assert f"Tags: {TAG_WORDS}" in text and text.count(PAYLOAD) == 2
     assert "score 0.13S3 Maybe." in text
     assert "no labelS4 Nothing known." in text
 
@@ -179,6 +184,33 @@ def test_a_chosen_claim_is_outlined_named_and_boxed_on_its_own() -> None:
     boxed = hl.render_chosen_claim(claims[1])
     assert boxed.startswith('<div class="fl-chosen">') and "i" not in parse(boxed).tags
     assert parse(boxed).text == "unfaithfulC2 <i>second</i>Reason: r"
+
+
+def test_tags_name_their_source_and_code_and_a_filtered_one_is_said_in_words() -> None:
+    tags = (
+        Tag("ambiguity_type", "2", "coding/amb/ana", "Detail", hit=True),
+        Tag("ambiguity_type", "4", "coding/amb/ana", "<b>Explicit</b>"),
+        Tag("ambiguity_type", "2", "llm/arm-ambiguity-type/gpt-4o", "Detail"),
+        Tag("claim_type", "event", "<script>x</script>"),
+    )
+    claims = [hl.ClaimView(0, "first", tags=tags), hl.ClaimView(1, "second")]
+    items = re.findall(r"<li([^>]*)>(.*?)</li>", hl.render_claims(claims), re.S)
+    first = parse(items[0][1])
+    assert first.tags == ["span", "span", "b", "div", "strong"], "badges, the number in bold, the tags line"
+    assert first.text == (
+        f"{HIT}no labelC1 firstTags: ambiguity_type: 2 “Detail”, 4 “<b>Explicit</b>” (coding/amb/ana); "
+        "ambiguity_type: 2 “Detail” (llm/arm-ambiguity-type/gpt-4o); claim_type: event (<script>x</script>)"
+    )
+    assert '<strong class="fl-hit">2 “Detail”</strong>' in items[0][1], "only the tag the filter asked for is bold"
+    assert items[0][1].count("fl-hit") == 2, "the bold value and the badge"
+    assert parse(items[1][1]).text == "no labelC2 second", "no badge without a matching tag"
+
+
+def test_a_claim_set_after_others_keeps_its_numbers_in_the_list() -> None:
+    later = hl.render_claims([hl.ClaimView(25, "extracted"), hl.ClaimView(26, "next")])
+    assert later.startswith('<ol class="fl-list fl-claims" start="26">')
+    assert "C26" in parse(later).text and "C27" in parse(later).text
+    assert hl.render_claims([hl.ClaimView(0, "own")]).startswith('<ol class="fl-list fl-claims">')
 
 
 def test_passages_list_quotes_the_source_escaped() -> None:

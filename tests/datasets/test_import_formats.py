@@ -29,6 +29,13 @@ def _stats(db: Path) -> dict:
         conn.close()
 
 
+def _release_counts(db: Path, dataset: str) -> dict:
+    """An imported dataset's counts, which the raw files give; an import extracts no claims of its own."""
+    found = dict(_stats(db)[dataset])
+    assert (found.pop("extracted_claims"), found.pop("extracted_labels")) == ([], {})
+    return found
+
+
 def _rows(db: Path, sql: str) -> list[tuple]:
     conn = duckdb.connect(str(db), read_only=True)
     try:
@@ -45,7 +52,7 @@ def test_unzipped_fables_json_gives_the_counts_of_the_release(db_copy: Path, tmp
     with zipfile.ZipFile(raw.DATA / "fables" / "FABLES.json.zip") as archive:
         archive.extract("FABLES.json", tmp_path)
     _import(db_copy, tmp_path / "FABLES.json", "--format", "fables")
-    assert _stats(db_copy)["FABLES"] == raw.fables_expected()
+    assert _release_counts(db_copy, "FABLES") == raw.fables_expected()
 
 
 @pytest.mark.parametrize(
@@ -61,8 +68,7 @@ def test_a_renamed_tofueval_csv_imports_with_corpus_and_split(
     path = tmp_path / "annotations.csv"
     shutil.copy(FACTUAL / published, path)
     _import(db_copy, path, "--format", "tofueval", "--corpus", corpus, "--split", split)
-    stats = _stats(db_copy)["annotations"]
-    assert stats == raw.tofueval_expected([FACTUAL / published])
+    assert _release_counts(db_copy, "annotations") == raw.tofueval_expected([FACTUAL / published])
     assert _rows(db_copy, "SELECT DISTINCT source, split FROM document WHERE dataset = 'annotations'") == [
         (corpus, split)
     ]
@@ -180,3 +186,35 @@ def test_canonical_csv_ambiguity_types_become_tags(db_copy: Path, tmp_path: Path
     assert {(target, value) for _, target, _, value, _ in ambiguity} == expected
     assert {row[0] for row in ambiguity} == {"sentence"}
     assert {row[4] for row in tags} == {"gold"}, "ambiguity types get the source error types get"
+
+
+def _exact_repeats() -> list[tuple[Path, str, str]]:
+    """(file, line, line it repeats) for every CSV row of the TofuEval release that repeats an earlier
+    row of its file cell for cell, read from the raw files alone."""
+    found, first = [], {}
+    for row in raw.tofueval_csv_rows():
+        path = FACTUAL / f"{row['corpus']}_factual_eval_{row['split']}.csv"
+        key = (path, *(value for name, value in row.items() if name != "line"))
+        if key in first:
+            found.append((path, row["line"], first[key]))
+        first.setdefault(key, row["line"])
+    return found
+
+
+@pytest.mark.parametrize("command", ["import", "ingest"])
+def test_an_exact_repeat_the_import_drops_is_named_on_stderr(
+    command: str, db_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    repeats = _exact_repeats()
+    assert repeats, "the TofuEval release holds an exact repeat"
+    if command == "import":
+        path = repeats[0][0]
+        assert cli.main(["import", str(path), "--format", "tofueval", "--name", "repeats", "--db", str(db_copy)]) == 0
+        repeats = [r for r in repeats if r[0] == path]
+    else:
+        assert cli.main(["ingest", "--db", str(tmp_path / "fresh.duckdb"), "--data-dir", str(raw.DATA)]) == 0
+    out, err = capsys.readouterr()
+    for path, line, earlier in repeats:
+        expected = f"repair: {path}: line {line}: exact repeat of line {earlier} dropped"
+        assert expected in err.splitlines(), err
+        assert f"line {line}:" not in out, "notes go to stderr, what was loaded to stdout"

@@ -61,3 +61,30 @@ def test_the_table_3_toggle_puts_each_rewrite_source_beside_the_papers_row(open_
         "0.22",
     )
     assert any("longer word list" in c.value for c in at.caption)
+
+
+def test_a_split_that_fails_is_said_beside_the_rewrite_and_asked_again_alone(open_page, db_copy, monkeypatch) -> None:
+    """ARM A.3's explanation points that do not parse: the rewrite stands (it is stored and counts), the page
+    says the split failed and why, and "Ask for the points again" asks the split alone."""
+    with LLMServer() as server:
+        server.queue(f"It says black where the story says dark.\n<answer>{REWRITE}</answer>", "It says dark.")
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-test-rewrite")
+        monkeypatch.setenv("FAITHLENS_OPENAI_BASE_URL", server.openai_base_url)
+        monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
+        at = open_page(PAGE, dataset="storysumm", summary=SUMMARY, sentence="3")
+        at.button(key="rewrite.dataset.go").click().run()
+        (warning,) = at.warning
+        assert (
+            "Explanation points \\(ARM A\\.3\\) failed\\: parse\\_failure\\: expected points between" in warning.value
+        )
+        assert any(m.label == "Rewritten (r ≠ s)" and m.value == "yes" for m in at.metric)
+        assert any(m.label == "Explanation points |E|" and m.value == "?" for m in at.metric)
+        again = next(b for b in at.button if b.label == "Ask for the points again")
+        server.queue("<item>It says dark, as the story does.</item>")
+        again.click().run()
+        assert not at.warning and len(server.requests) == 3
+        assert (
+            server.requests[-1].last_user_text().startswith("Summarize the key reasons described in this explanation")
+        )
+        assert any(t.value == "• It says dark, as the story does." for t in at.text)
+        assert any(m.label == "Explanation points |E|" and m.value == "1" for m in at.metric)

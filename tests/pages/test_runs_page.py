@@ -113,7 +113,7 @@ def test_the_estimate_is_shown_before_start(runs_page) -> None:
     at.button(key=f"{NEW}.estimate").click().run()
     clean(at)
     lines = "\n".join(m.value for m in at.markdown)
-    assert f"{summaries} items: 0 already stored \\(free\\), 0 unfit" in lines
+    assert md_escape(f"{summaries} items: 0 already stored (free), 0 unfit") in lines
     assert f"{summaries} calls;" in lines
     assert metric(at, "Cost").startswith("$") and metric(at, "Time").startswith("about")
     assert any("characters per token" in c.value for c in at.caption), "the estimate's notes are shown"
@@ -207,7 +207,7 @@ def test_repeats_show_self_agreement_and_the_flips_filter_in_explore(runs_page, 
     caption = f"1 summary where the verdict of {SOURCE} flips across repeats"
     assert any(m.value.startswith(f"**{md_escape(caption)}") for m in at.markdown), [m.value for m in at.markdown]
     assert flipper in at.subheader[0].value, "the one flipping summary opens"
-    assert any("flips across repeats on: the summary" in c.value for c in at.caption)
+    assert any(md_escape("flips across repeats on: the summary") in c.value for c in at.caption)
 
 
 def test_the_batch_api_is_not_offered_for_a_two_turn_method(runs_page) -> None:
@@ -278,5 +278,49 @@ def test_table_2_baselines_are_offered_and_an_arm_run_shows_table_3s_figures(run
     assert metric(at, "Avg. edit distance") == f"{figures.avg_edit_distance:.2f}"
     assert metric(at, "Avg. word edits") == "2.00", "' Indeed.' adds two tokens: indeed and ."
     caption = next(c.value for c in at.caption if "Table 3" in c.value)
-    assert "GPT\\-4 both: 203 rewrites of StorySumm's 568 sentences, average edit distance 0\\.22" in caption
+    assert md_escape("GPT-4 both: 203 rewrites of StorySumm's 568 sentences, average edit distance 0.22") in caption
     assert "divided by the longer word list" in caption
+
+
+class _Explained:
+    """ARM rewrites, each with its own explanation; the explanation-points split parses once `tagged`."""
+
+    def __init__(self) -> None:
+        self.tagged = False
+
+    def __call__(self, request) -> Reply:
+        text = request.last_user_text()
+        if text.startswith("Summarize the key reasons described in this explanation"):  # ARM A.3's prompt
+            return Reply("<item>It adds a word.</item>" if self.tagged else "It adds a word.")
+        sentence = text.rsplit("Sentence: ", 1)[1].strip()
+        return Reply(f"It reads more into: {sentence}\n<answer>{sentence} Indeed.</answer>")
+
+
+def test_a_rewrite_run_lists_the_explanation_points_that_failed_and_retry_asks_them(runs_page, db_copy, llm) -> None:
+    responder = _Explained()
+    llm.responder = responder
+    conn = store.connect(db_copy)
+    wanted = RunSpec(DATASET, "sentence", "arm-rewrite", "openai", MODEL, variant="both", base_url=llm.openai_base_url)
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")))
+    with conn.cursor() as cur:
+        engine.Runner(conn, log.load(cur, run_id)).execute()
+        units = log.load(cur, run_id).units
+    conn.close()
+    n = len(units)
+    at = runs_page(run=str(run_id))
+    reason = f"{n} done, 0 failed of {n}; explanation points failed for {n} (Retry failed asks them again)"
+    assert state_line(at) == "**State:** finished: " + md_escape(reason)
+    assert metric(at, "Done") == str(n) and metric(at, "Failed") == "0"
+    (warning,) = [w.value for w in at.warning if "Explanation points" in w.value]
+    assert md_escape(f"Explanation points (ARM A.3) failed for {n} of the {n} items done") in warning
+    listed = next(d.value for d in at.dataframe if "reason" in d.value.columns)
+    assert sorted(listed["unit"]) == sorted(units)
+    assert all(r.startswith("explanation points: parse_failure: expected points") for r in listed["reason"])
+
+    responder.tagged = True
+    before = len(llm.requests)
+    at.button(key=f"runs.{DATASET}.retry.{run_id}").click().run()
+    assert finish(at).startswith(f"**State:** finished: {n} done, 0 failed of {n}")
+    asked = [r.last_user_text() for r in llm.requests[before:] if r.path.endswith("/chat/completions")]
+    assert len(asked) == n and all(t.startswith("Summarize the key reasons") for t in asked), "points only"
+    assert not [w for w in at.warning if "Explanation points" in w.value]

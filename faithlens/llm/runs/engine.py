@@ -37,6 +37,8 @@ class Item:
     repeat: int
     retry: bool = False
     """Ask for a new sample: the stored answer of this item was refused, empty or unparseable."""
+    retry_points: bool = False
+    """Keep the stored rewrite and ask only its explanation points anew: they failed to parse."""
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class Snapshot(Counts):
     eta_s: float | None
     failures: tuple[Failure, ...]
     batch: str | None
+    points_failures: tuple[Failure, ...] = ()
+    """Done items whose ARM explanation points failed (`Counts.points_failed` counts them all)."""
 
 
 class Runner:
@@ -76,6 +80,7 @@ class Runner:
         self._status: dict[tuple[str, int], str] = {}
         self._cached: set[tuple[str, int]] = set()
         self._failures: dict[tuple[str, int], Failure] = {}
+        self._points_failures: dict[tuple[str, int], Failure] = {}
         self._spent = Spend()
         self._paid_items = 0
         self._reserved = 0.0
@@ -127,7 +132,9 @@ class Runner:
             return self._stop
         if self.cancelled.is_set():
             return "cancelled", f"cancelled after {done:,} of {total:,} items; resume asks only for the rest"
-        return "finished", f"{done:,} done, {failed:,} failed of {total:,}"
+        points = len(self._points_failures)
+        also = f"; explanation points failed for {points:,} (Retry failed asks them again)" if points else ""
+        return "finished", f"{done:,} done, {failed:,} failed of {total:,}{also}"
 
     def _pending(self) -> list[Item]:
         """The items to ask about now; what is done, and stored failures unless retrying, are counted."""
@@ -135,24 +142,30 @@ class Runner:
         with self.conn.cursor() as cur:
             states = log.item_states(cur, run.run_id)
             kept = {(f.target_id, f.repeat): f for f in log.failures(cur, run.run_id)}
+            pointless = {(f.target_id, f.repeat): f for f in log.points_failures(cur, run.run_id)}
             self._spent_before = log.spent(cur, run.run_id)
             self.calibration = estimate.calibrate(cur, spec)
-        wanted: list[tuple[str, int, bool]] = []
+        wanted: list[tuple[str, int, bool, bool]] = []
         for unit in run.units:
             for repeat in range(spec.repeats):
-                state = states.get((unit, repeat))
+                key, state = (unit, repeat), states.get((unit, repeat))
                 if state is None or not (state.status == "ok" or (state.bought and not self.retry_failed)):
-                    wanted.append((unit, repeat, state is not None and state.bought))
+                    wanted.append((unit, repeat, state is not None and state.bought, False))
                     continue
-                self._status[(unit, repeat)] = state.status
+                if self.retry_failed and key in pointless:
+                    wanted.append((unit, repeat, False, True))
+                    continue
+                self._status[key] = state.status
                 if state.status == "failed":
-                    self._failures[(unit, repeat)] = kept[(unit, repeat)]
+                    self._failures[key] = kept[key]
                 elif state.cached:
-                    self._cached.add((unit, repeat))
+                    self._cached.add(key)
+                if key in pointless:
+                    self._points_failures[key] = pointless[key]
         with self.conn.cursor() as cur:
             chosen = sorted({w[0] for w in wanted})
             found = {t.target_id: t for t in targets.resolve_many(cur, spec.dataset, spec.level, chosen)}
-        return [Item(found[unit], repeat, retry) for unit, repeat, retry in wanted]
+        return [Item(found[unit], repeat, retry, points) for unit, repeat, retry, points in wanted]
 
     def _threads(self, pending: list[Item]) -> None:
         if pending:  # one client before the workers start, not one SDK import and client per worker at once
@@ -190,7 +203,7 @@ class Runner:
         when the run stopped before it (the budget, or a provider error every item would repeat). An item that is one new answer has its event
         written in the answer's own transaction."""
         unit = item.target.target_id
-        what = self.run.spec.ask(item.repeat, retry_failed=item.retry)
+        what = self.run.spec.ask(item.repeat, retry_failed=item.retry, retry_points=item.retry_points)
         reserved = 0.0
         recorded: list[ItemOutcome] = []
         try:
@@ -226,7 +239,7 @@ class Runner:
         with self.conn.cursor() as cur:
             stored = estimate.stored_samples(cur, [r.key for r in prepared.requests])
         likely = estimate.item_cost(prepared, item.repeat, stored, self.calibration)
-        if not likely.calls and not item.retry:
+        if not likely.calls and not (item.retry or item.retry_points):
             return 0.0
         with self._lock:
             paid_now = self._spent.cost or 0.0
@@ -261,6 +274,11 @@ class Runner:
                 )
             else:
                 self._failures.pop(key, None)
+            if outcome.status == "ok" and outcome.points_failure:
+                reason = log.POINTS_REASON + outcome.points_failure
+                self._points_failures[key] = Failure(outcome.target_id, outcome.repeat, reason, True)
+            else:
+                self._points_failures.pop(key, None)
             self._spent += outcome.spent
             self._paid_items += bool(outcome.spent.calls)
 
@@ -275,6 +293,7 @@ class Runner:
             rate = self._finished_now / elapsed if elapsed > 0 else 0
             eta = remaining / rate if rate and self._state == "running" else None
             failures = tuple(self._failures.values())[-SHOWN_FAILURES:]
+            points_failures = tuple(self._points_failures.values())[-SHOWN_FAILURES:]
             return Snapshot(
                 run_id=self.run.run_id,
                 source=self.run.source,
@@ -293,6 +312,8 @@ class Runner:
                 reason=self._reason,
                 failures=failures,
                 batch=self._batch,
+                points_failed=len(self._points_failures),
+                points_failures=points_failures,
             )
 
 

@@ -157,6 +157,11 @@ def estimate(
     if any(request.template.name not in calibration.output_tokens for p in prepared[:1] for request in p.requests):
         notes.append("output tokens at the prompt's max_tokens, an upper bound, until stored answers give a mean")
     notes += [f"{n:,} units will fail without a call: {why}" for why, n in unfit.items()]
+    if any(p.method.follow_ups() for p in prepared[:1]):
+        notes.append(
+            "each rewrite is counted with its explanation-points call (ARM A.3), which is not made when the model "
+            "repeats the sentence (r = s): an upper bound"
+        )
     if cost is None:
         notes.append(f"{spec.model} has no price in the price table: cost unknown")
     affordable = None

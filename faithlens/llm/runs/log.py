@@ -15,6 +15,8 @@ from faithlens.llm.runs.spec import RunSpec
 
 INTERRUPTED = "interrupted"
 """Shown for a run whose newest state is 'running' with no live worker (a restart or kill -9)."""
+POINTS_REASON = "explanation points: "
+"""Begins the reason of a done item whose ARM explanation points failed (the rewrite itself counts)."""
 
 
 @dataclass(frozen=True)
@@ -45,19 +47,23 @@ class ItemOutcome:
     call_ids: tuple[int, ...] = ()
     label: str | None = None
     spent: Spend = Spend()
+    points_failure: str | None = None
+    """An ARM rewrite done whose explanation points failed: why (the item counts done, its points missing)."""
 
     @classmethod
     def of_answer(cls, target_id: str, repeat: int, answer: Answer) -> ItemOutcome:
         ok = answer.status == "ok"
+        points = answer.points_failure if ok else None
         return cls(
             target_id=target_id,
             repeat=repeat,
             status="ok" if ok else "failed",
-            reason=None if ok else f"{answer.status}: {answer.failure}",
+            reason=(f"{POINTS_REASON}{points}" if points else None) if ok else f"{answer.status}: {answer.failure}",
             cached=answer.cached,
             call_ids=tuple(c for c in answer.calls if c is not None),
             label=answer.label,
             spent=answer.spent,
+            points_failure=points,
         )
 
 
@@ -82,6 +88,8 @@ class Counts:
     input_tokens: int
     output_tokens: int
     cost: float | None
+    points_failed: int
+    """Items done whose ARM explanation points (A.3) failed: the rewrite counts, its points are missing."""
 
     @property
     def remaining(self) -> int:
@@ -216,6 +224,32 @@ def failures(cur: duckdb.DuckDBPyConnection, run_id: int, limit: int | None = No
     return [Failure(*row) for row in rows]
 
 
+_POINTS_FAILED = """
+WITH items AS (
+    SELECT run_id, target_id, repeat, arg_max(status, event_id) AS status, arg_max(call_ids, event_id) AS call_ids,
+           min(event_id) AS first
+    FROM llm_run_event WHERE kind = 'item' AND {where} GROUP BY run_id, target_id, repeat
+), calls AS (
+    SELECT run_id, target_id, repeat, first, unnest(call_ids) AS call_id FROM items WHERE status = 'ok'
+)
+SELECT c.run_id, c.target_id, c.repeat, c.first, l.status || ': ' || coalesce(l.failure, l.status) AS reason
+FROM calls c JOIN llm_call l ON l.call_id = c.call_id
+WHERE l.prompt_name = 'arm-explanation-points' AND l.status <> 'ok'
+"""
+"""Done items of runs whose explanation-points call failed, read from the calls behind each item's latest
+event (so runs recorded before points failures were counted show theirs too)."""
+
+
+def points_failures(cur: duckdb.DuckDBPyConnection, run_id: int, limit: int | None = None) -> list[Failure]:
+    """Done items whose ARM explanation points failed, with the reason, in unit order."""
+    rows = cur.execute(
+        f"SELECT target_id, repeat, reason FROM ({_POINTS_FAILED.format(where='run_id = ?')}) ORDER BY first"
+        + (f" LIMIT {int(limit)}" if limit else ""),
+        [run_id],
+    ).fetchall()
+    return [Failure(unit, repeat, POINTS_REASON + reason, True) for unit, repeat, reason in rows]
+
+
 def open_batches(cur: duckdb.DuckDBPyConnection, run_id: int) -> list[str]:
     """Provider batch ids this run submitted and has not collected yet (polled again on resume)."""
     rows = cur.execute(
@@ -240,6 +274,8 @@ WITH items AS (
     SELECT run_id, sum(calls) AS calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
            CASE WHEN bool_or(cost_usd IS NULL) THEN NULL ELSE sum(cost_usd) END AS cost, max(created_at) AS updated_at
     FROM llm_run_event WHERE kind = 'item' AND {where} GROUP BY run_id
+), points AS (
+    SELECT run_id, count(*) AS points_failed FROM ({points}) GROUP BY run_id
 ), states AS (
     SELECT run_id, arg_max(status, event_id) AS state, arg_max(reason, event_id) AS reason,
            max(created_at) AS updated_at
@@ -250,9 +286,10 @@ SELECT r.run_id, r.dataset, r.level, r.selection, r.source, r.spec::VARCHAR AS s
        coalesce(c.done, 0) AS done, coalesce(c.failed, 0) AS failed, coalesce(c.cached, 0) AS cached,
        coalesce(p.calls, 0) AS calls, coalesce(p.input_tokens, 0) AS input_tokens,
        coalesce(p.output_tokens, 0) AS output_tokens, CASE WHEN p.run_id IS NULL THEN 0 ELSE p.cost END AS cost,
-       coalesce(s.state, 'created') AS state, s.reason, r.created_at,
+       coalesce(f.points_failed, 0) AS points_failed, coalesce(s.state, 'created') AS state, s.reason, r.created_at,
        greatest(p.updated_at, s.updated_at) AS updated_at
-FROM llm_run r LEFT JOIN counts c USING (run_id) LEFT JOIN spend p USING (run_id) LEFT JOIN states s USING (run_id)
+FROM llm_run r LEFT JOIN counts c USING (run_id) LEFT JOIN spend p USING (run_id) LEFT JOIN points f USING (run_id)
+     LEFT JOIN states s USING (run_id)
 WHERE {run_where}
 ORDER BY r.run_id DESC
 """
@@ -268,8 +305,9 @@ def summaries(
         where, params = "run_id IN (SELECT run_id FROM llm_run WHERE dataset = ?)", [dataset]
     else:
         where, params = "TRUE", []
-    sql = _SUMMARIES.format(where=where, run_where=where.replace("run_id", "r.run_id", 1))
-    return store.fetch_all(cur, RunSummary, sql, params * 4)
+    points = _POINTS_FAILED.format(where=where)
+    sql = _SUMMARIES.format(where=where, points=points, run_where=where.replace("run_id", "r.run_id", 1))
+    return store.fetch_all(cur, RunSummary, sql, params * 5)
 
 
 def summary(cur: duckdb.DuckDBPyConnection, run_id: int) -> RunSummary | None:

@@ -17,6 +17,7 @@ from faithlens import filters as summary_filters
 from faithlens.errors import FaithLensError
 from faithlens.llm import methods, providers
 from faithlens.llm.ask import Ask
+from faithlens.store.claim_sets import claim_set_sql
 
 LEVELS = ("summary", "sentence", "claim")
 RUN_RETRIES = 4
@@ -67,15 +68,16 @@ class RunSpec:
                 f"{method.name} cannot run through a batch API: {BATCH_METHODS_EXCLUDED[self.method]}",
                 "run it without --batch-api",
             )
-        variant = self.variant if self.variant is not None else method.default_variant(self.provider)
+        variant = method.resolve_variant(self.variant, self.provider)
         evidence = self.evidence if method.evidence else "none"
         default = methods.source_name(method.name, variant, evidence if method.evidence else None, self.model)
         return dataclasses.replace(self, variant=variant, evidence=evidence, source=self.source or default)
 
-    def ask(self, repeat: int, retry_failed: bool = False) -> Ask:
+    def ask(self, repeat: int, retry_failed: bool = False, retry_points: bool = False) -> Ask:
         """The on-demand request for repeat `repeat`: its own stored sample, labelled only for repeat 0.
 
-        `retry_failed` asks for a new sample instead, for an item whose stored answer failed to parse."""
+        `retry_failed` asks for a new sample instead, for an item whose stored answer failed to parse;
+        `retry_points` keeps the stored rewrite and asks only its explanation points anew."""
         return Ask(
             method=self.method,
             provider=self.provider,
@@ -89,6 +91,7 @@ class RunSpec:
             source=self.source,
             retries=self.retries,
             labels=repeat == 0,
+            fresh_points=retry_points,
         )
 
     def to_json(self) -> str:
@@ -122,9 +125,6 @@ class Selection:
     claim_set: str | None = None
 
 
-_CLAIM_SET = "json_extract_string(u.attributes, '$.claim_set')"
-
-
 def select_units(
     cur: duckdb.DuckDBPyConnection, dataset: str, level: str, selection: Selection
 ) -> tuple[list[str], str]:
@@ -141,7 +141,7 @@ def select_units(
         raise FaithLensError(f"unknown level {level!r}", f"use one of {', '.join(LEVELS)}")
     claim_set = ""
     if level == "claim":
-        claim_set = f" AND {_CLAIM_SET} IS NOT DISTINCT FROM ?"
+        claim_set = f" AND {claim_set_sql('u')} IS NOT DISTINCT FROM ?"
     rows = cur.execute(
         f"""
         SELECT u.unit_id FROM unit u WHERE u.dataset = ? AND u.kind = ? AND list_contains(?, u.summary_id){claim_set}
@@ -171,13 +171,3 @@ def _described(selection: Selection, count: int) -> str:
         chosen = dataclasses.replace(chosen, split=selection.split)
     caption = chosen.caption(count)
     return caption[0].lower() + caption[1:] if caption.startswith("All") else caption
-
-
-def claim_sets(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[str | None, int]]:
-    """(claim set, claims) of a dataset: None for its own claims, else the extracting source."""
-    rows = cur.execute(
-        f"SELECT {_CLAIM_SET} AS claim_set, count(*) FROM unit u WHERE u.dataset = ? AND u.kind = 'claim' "
-        "GROUP BY ALL ORDER BY claim_set NULLS FIRST",
-        [dataset],
-    ).fetchall()
-    return [(name, count) for name, count in rows]

@@ -1,0 +1,92 @@
+"""The machine's sign-in plumbing, end to end: Streamlit's `st.login` / `st.user` (Authlib) against a
+real OpenID Connect provider (tests/oidc.py) in Debian's Chromium. A tiny throwaway app is written to
+the test's folder with `[auth]` in its `.streamlit/secrets.toml`; two browser contexts sign in as two
+people through the provider's own authorize page, and each sees their own `sub` and email, after a
+reload too; one signing out (through the provider's end-session page) leaves the other signed in.
+
+This checks what FAITHLENS_AUTH=oidc stands on (Streamlit, Authlib, httpx, the cookie on the way back)
+without FaithLens's pages, so a failure here points at the plumbing, not at the app."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+from tests.browser import helpers
+from tests.oidc import provider
+
+pytestmark = pytest.mark.browser
+
+PEOPLE = [
+    {"sub": "sub-alice-7f3", "email": "alice@lab.example", "name": "Alice Doe"},
+    {"sub": "sub-bob-21c", "email": "bob@lab.example", "name": "Bob Roe"},
+]
+APP = """
+import streamlit as st
+
+if st.user.is_logged_in:
+    st.text(f"sub: {st.user.sub}")
+    st.text(f"email: {st.user.email}")
+    st.button("Sign out", on_click=st.logout)
+else:
+    st.text("signed out")
+    st.button("Sign in", on_click=st.login)
+"""
+
+
+def write_app(folder: Path, app_port: int, metadata_url: str) -> None:
+    (folder / ".streamlit").mkdir(parents=True)
+    (folder / "app.py").write_text(APP, encoding="utf-8")
+    (folder / ".streamlit" / "secrets.toml").write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://localhost:{app_port}/oauth2callback"\n'
+        f'cookie_secret = "{secrets.token_urlsafe(32)}"\n'
+        'client_id = "faithlens-test"\n'
+        f'client_secret = "{secrets.token_urlsafe(16)}"\n'
+        f'server_metadata_url = "{metadata_url}"\n',
+        encoding="utf-8",
+    )
+
+
+def sign_in(context: BrowserContext, app_url: str, sub: str) -> Page:
+    page = context.new_page()
+    helpers.open_app(page, app_url)
+    expect(page.get_by_text("signed out")).to_be_visible()
+    page.get_by_role("button", name="Sign in").click()
+    page.locator(f'button[value="{sub}"]').click()  # the provider's own authorize page
+    page.wait_for_url(f"{app_url}/**")
+    helpers.wait_for_app(page)
+    return page
+
+
+def shown(page: Page) -> list[str]:
+    return page.locator('[data-testid="stText"]').all_inner_texts()
+
+
+def test_two_people_sign_in_through_the_provider_and_each_sees_their_own_identity(browser: Browser, tmp_path: Path):
+    app_port = helpers.free_port()
+    with provider(PEOPLE, tmp_path / "idp.log") as idp:
+        write_app(tmp_path / "app", app_port, idp.metadata_url)
+        with helpers.running_server(
+            tmp_path / "unused.duckdb", tmp_path / "app.log", app_dir=tmp_path / "app", port=app_port
+        ) as server:
+            app_url = f"http://localhost:{app_port}"
+            contexts = [browser.new_context() for _ in PEOPLE]
+            try:
+                pages = [sign_in(ctx, app_url, person["sub"]) for ctx, person in zip(contexts, PEOPLE, strict=True)]
+                for page, person in zip(pages, PEOPLE, strict=True):
+                    helpers.open_app(page, app_url)  # a reload: the signed cookie carries the sign-in
+                    assert shown(page) == [f"sub: {person['sub']}", f"email: {person['email']}"], server.log_tail()
+                pages[0].get_by_role("button", name="Sign out").click()
+                pages[0].get_by_role("button", name="End session").click()  # the provider's end-session page
+                pages[0].wait_for_url(f"{app_url}/**")
+                helpers.wait_for_app(pages[0])
+                expect(pages[0].get_by_text("signed out")).to_be_visible()
+                helpers.open_app(pages[1], app_url)
+                assert shown(pages[1])[0] == f"sub: {PEOPLE[1]['sub']}", "the other person stays signed in"
+            finally:
+                for context in contexts:
+                    context.close()
