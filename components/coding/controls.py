@@ -68,17 +68,21 @@ def _pick(codes_key: str, key: str, multi: bool) -> None:
 def code_buttons(
     book: Codebook, base: str, labels: dict[str, str] | None = None, offered: tuple[str, ...] | None = None
 ) -> None:
-    """One button per code (of the `offered` keys, else all), a digit as its shortcut; the chosen code(s)
-    shown as primary. `labels` names the buttons instead of the codes (ARM preference's A and B), and then
-    no definition says which is which. A button's key keeps the code's place in the codebook."""
+    """One button per code (the `offered` keys in their order, else all), a digit as its shortcut; the
+    chosen code(s) shown as primary. `labels` names the buttons instead of the codes (ARM preference's A and
+    B, offered A first whichever version A is), and then no definition says which is which. A button's key
+    keeps the code's place in the codebook, except under `labels`: there it is the button's place, since
+    the key reaches the page (a CSS class) and would say which version a button stands for."""
     codes_key = _codes_key(base)
     chosen = st.session_state.get(codes_key, ())
-    shown = [(number, code) for number, code in enumerate(book.codes) if offered is None or code.key in offered]
+    places = {code.key: number for number, code in enumerate(book.codes)}
+    keys = [key for key in offered if key in places] if offered is not None else list(places)
+    shown = [(places[key], book.codes[places[key]]) for key in keys]
     columns = st.columns(min(len(shown), 4))
     for place, (number, code) in enumerate(shown):
         columns[place % len(columns)].button(
             (labels or {}).get(code.key, code.name),
-            key=f"{base}.code.{number}",
+            key=f"{base}.code.{place if labels else number}",
             type="primary" if code.key in chosen else "secondary",
             shortcut=SHORTCUTS[place] if place < len(SHORTCUTS) else None,
             help=None if labels else code.definition,
@@ -191,7 +195,7 @@ def caution(session: Session, book: Codebook, sub: events.Submission) -> str | N
 
 def _preference(session: Session, book: Codebook, base: str, context: modes.Context) -> None:
     tags = modes.preference_tags(context.order)
-    code_buttons(book, base, coding.preference_words(context.order))
+    code_buttons(book, base, coding.preference_words(context.order), (*context.order, modes.NEUTRAL))
     chosen = st.session_state.get(_codes_key(base), ())
     if chosen == (modes.REWRITE,):
         coding_points.block(session, base, context, tags[modes.REWRITE])

@@ -68,10 +68,11 @@ def _mode_and_book(ctx: shell.PageContext) -> tuple[modes.Mode, str | None]:
     if not fitting:
         st.warning("No codebook fits this mode: make one in Codebooks.", icon=":material/warning:")
         return mode, None
+    starting = mode.starting_codebook(ctx.dataset, fitting)
     book = st.selectbox(
         "Codebook",
         fitting,
-        key=urlstate.bind(key(ctx.dataset, "codebook", chosen), fitting[0], fitting),
+        key=urlstate.bind(key(ctx.dataset, "codebook", chosen), starting, fitting),
         format_func=lambda name: f"{books[name].title} ({books[name].label})",
     )
     return mode, book

@@ -64,6 +64,13 @@ class Mode:
     """What the session's `suggestions` source must hold: 'inconsistencies' (hybrid) or 'rewrites' (ARM)."""
     codebooks: tuple[str, ...] = field(default=())
     """Codebooks the mode is limited to (empty: any that fits)."""
+    usual_codebook: str | None = None
+    """The codebook of the paper's protocol, which a new session starts with (any that fits may be chosen)."""
+
+    def starting_codebook(self, dataset: str, fitting: list[str]) -> str:
+        """The codebook a new session's form starts with: the protocol's, else the dataset's own, else the first."""
+        own = [name for name in fitting if name.startswith(f"{dataset}-")]
+        return self.usual_codebook if self.usual_codebook in fitting else (own or fitting)[0]
 
     def check(
         self, cur: duckdb.DuckDBPyConnection, dataset: str, level: str, book: Codebook, suggestions: str | None
@@ -108,9 +115,24 @@ MODES: dict[str, Mode] = {
     m.name: m
     for m in (
         Mode("codes", "Codes", ("summary", "sentence", "claim")),
-        Mode("line-by-line", "Line by line (StorySumm annotators)", ("summary",), verdicts_only=True),
-        Mode("hybrid", "Hybrid (StorySumm)", ("summary",), verdicts_only=True, suggestions="inconsistencies"),
-        Mode("arm-faithfulness", "ARM faithfulness", ("sentence", "claim"), True, "rewrites"),
+        Mode(
+            "line-by-line",
+            "Line by line (StorySumm annotators)",
+            ("summary",),
+            verdicts_only=True,
+            usual_codebook="storysumm-faithfulness",
+        ),
+        Mode(
+            "hybrid",
+            "Hybrid (StorySumm)",
+            ("summary",),
+            verdicts_only=True,
+            suggestions="inconsistencies",
+            usual_codebook="storysumm-faithfulness",
+        ),
+        Mode(
+            "arm-faithfulness", "ARM faithfulness", ("sentence", "claim"), True, "rewrites", usual_codebook="arm-status"
+        ),
         Mode(
             "arm-preference",
             "ARM preference and explanation points",

@@ -33,8 +33,8 @@ from faithlens import config, store
 from faithlens.coding import sessions
 from faithlens.store import replica
 from faithlens.store.team import describe
-from tests.browser import helpers
-from tests.browser.test_coding import ALICE, BOB, DATASET, _code_button, _code_page, _code_with_mouse, _expected, _saved
+from tests.browser import helpers, protocols
+from tests.browser.test_coding import ALICE, BOB, DATASET, _code_button, _code_page, _code_with_mouse, _saved
 from tests.pgcluster import Cluster
 
 pytestmark = pytest.mark.browser
@@ -114,7 +114,7 @@ def _banner(page: Page):
 
 def _sentence(a: tuple[str, ...], b: tuple[str, ...]) -> str:
     """The Agreement tab's line for these codes, with the libraries' figures."""
-    figures, n = _expected(a, b), len(a)
+    figures, n = protocols.agreement_figures(a, b), len(a)
     return (
         f"Fleiss' κ {figures['fleiss']:.3f} and all agree on {figures['agree']:.1f}% over the {n} units both coders "
         f"coded; Krippendorff's α {figures['alpha']:.3f} over all {n} units coded; "

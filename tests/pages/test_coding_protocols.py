@@ -304,3 +304,40 @@ def test_arm_preference_figures_count_the_units_a_version_won(db, page) -> None:
     assert figures["units a version won (the coders' majority preferred it)"] == 1
     assert figures["units no version won (the majority chose Neither, or a tie)"] == 2
     assert figures["% rewrite preferred (majority)"] == pytest.approx(100 / 3)
+
+
+@pytest.mark.parametrize(
+    ("mode", "codebook"),
+    [
+        ("line-by-line", "storysumm-faithfulness"),
+        ("hybrid", "storysumm-faithfulness"),
+        ("arm-faithfulness", "arm-status"),
+    ],
+)
+def test_a_new_session_starts_with_its_protocols_codebook(page, mode: str, codebook: str) -> None:
+    """The New session form offers the paper's codebook for a paper's protocol, not the first that fits."""
+    at = page(SESSIONS, view="new")
+    new = f"sessions.{DATASET}.new"
+    at.selectbox(key=f"{new}.mode").set_value(mode).run()
+    assert at.selectbox(key=f"{new}.codebook.{mode}").value == codebook
+
+
+def test_arm_preference_buttons_read_a_b_neither_whichever_version_is_a(db, page) -> None:
+    """The buttons' order and keys are the same for a unit whose A is the original and one whose A is the
+    rewrite: neither the first button nor a key (a CSS class on the page) follows the version."""
+    summary_id = next(sid for sid in support.storysumm_ids("val") if _plain(sid))
+    claims = [f"{summary_id}#c{n}" for n in range(support.storysumm_claim_count(summary_id))]
+    first_shown = {modes.shown_variant(0, unit): unit for unit in claims}
+    assert set(first_shown) == {modes.ORIGINAL, modes.REWRITE}, "units shown each way first"
+    source = f"llm/{unique('arm')}/model"
+    for unit in first_shown.values():
+        support.plant_rewrite(db, source, unit, f"A rewrite of {unit} that adds a detail.")
+    made = create(
+        db, "order", level="claim", mode="arm-preference", codebook="arm-preference", suggestions=source,
+        coders=("ana",), seed=0,
+    )  # fmt: skip
+    for unit in first_shown.values():
+        at = page(CODE, session=made.name, coder="ana", unit=unit)
+        prefix = f"{base(made, 'ana', unit)}.code."
+        buttons = [(b.label, b.key.removeprefix(prefix)) for b in at.button if b.key and b.key.startswith(prefix)]
+        assert buttons == [("A is better", "0"), ("B is better", "1"), ("Neither", "2")]
