@@ -277,12 +277,11 @@ def show_figure(figure: BarFigure | ScoreFigure, dataset: str, cache_key: tuple[
         show_beside(figure.beside, f"{dataset}_{figure.key}_vs_paper.csv", f"csv_beside_{figure.key}")
 
 
-def _table_and_csv(table: Table, file_name: str, key: str) -> None:
-    st.html(table_html(table))
+def csv_download(table: Table, file_name: str, key: str) -> None:
+    """A table's CSV download button. The CSV is written on click (on a worker thread; it reads only
+    this table): none is built and uploaded to the browser's media store for every figure on every run."""
     st.download_button(
         "Download CSV",
-        # Written on click (on a worker thread; it reads only this table): no CSV built and
-        # uploaded to the browser's media store for every figure on every run.
         data=lambda: table.to_csv().encode("utf-8"),
         file_name=file_name,
         mime="text/csv",
@@ -290,6 +289,11 @@ def _table_and_csv(table: Table, file_name: str, key: str) -> None:
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def _table_and_csv(table: Table, file_name: str, key: str) -> None:
+    st.html(table_html(table))
+    csv_download(table, file_name, key)
 
 
 # The paper beside ours: each printed figure's cell holds it as printed and, under it, ours; green

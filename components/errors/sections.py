@@ -18,18 +18,6 @@ from faithlens.views import error_links, errors
 from faithlens.views.errors import ALL_GROUPS, Distribution, Recall
 
 
-def _download(label: str, table: Table, file_name: str, key: str) -> None:
-    st.download_button(
-        label,
-        data=lambda: table.to_csv().encode("utf-8"),
-        file_name=file_name,
-        mime="text/csv",
-        key=key,
-        on_click="ignore",
-        icon=":material/download:",
-    )
-
-
 def _href(state) -> str | None:
     return None if state is None else urlstate.href(urlstate.EXPLORE, state)
 
@@ -69,7 +57,7 @@ def distribution(ctx: shell.PageContext, shown: Distribution) -> None:
         ("family", "value", "group", "units", "pct", "tagged_by"), ({**r.as_json(), **counted} for r in shown.rows)
     )
     name = f"{ctx.dataset}_{family.name}_by_{shown.by or 'all'}{family.file_suffix(shown.tagged_by)}.csv"
-    _download("Download CSV", table, name, "errors_spread_csv")
+    charts.csv_download(table, name, "errors_spread_csv")
 
 
 def together(ctx: shell.PageContext, family: Family, tagged_by: str | None) -> None:
@@ -99,8 +87,7 @@ def together(ctx: shell.PageContext, family: Family, tagged_by: str | None) -> N
 
     st.html(heatmap_html(values, values, cell, family.name, "% of the row's units.", pct_words=" of row"))
     rows = ((a, b, int(matrix.loc[a, b])) for a in values for b in values)
-    _download(
-        "Download CSV",
+    charts.csv_download(
         Table.of(
             ("first", "second", "units", "tagged_by"), (row + (family.sources_counted(tagged_by),) for row in rows)
         ),
@@ -133,9 +120,7 @@ def recall(ctx: shell.PageContext, result: Recall, splits: tuple[str, ...], tagg
     note = "Each cell: the units the source flags (linked), and the recall, of the units counted in its column."
     st.html(heatmap_html(result.family.values, sources, cell, result.family.name, note, " recall", column_name))
     suffix = result.family.file_suffix(tagged_by)
-    _download(
-        "Download CSV", figure.table, f"{ctx.dataset}_{result.family.name}_recall{suffix}.csv", "errors_recall_csv"
-    )
+    charts.csv_download(figure.table, f"{ctx.dataset}_{result.family.name}_recall{suffix}.csv", "errors_recall_csv")
     _missed_links(ctx, result, splits, tagged_by)
 
 
