@@ -8,14 +8,16 @@ import streamlit as st
 from components import charts, shell, urlstate
 from components.markdown import md_escape
 from faithlens.views import overview
+from faithlens.views.catalog import DatasetInfo
 from faithlens.views.states import OverviewState
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def load_headline(db_path: str, version: str, dataset: str) -> overview.Headline:
-    """Counts and generator tables, recomputed only when the data version changes."""
+def load_headline(db_path: str, version: str, dataset: str, _info: DatasetInfo) -> overview.Headline:
+    """Counts and generator tables, recomputed only when the data version changes; `_info` is the
+    dataset's counts the shell already read at this version (not part of the cache key)."""
     with shell.root_connection(db_path).cursor() as cur:
-        return overview.build_headline(cur, dataset)
+        return overview.build_headline(cur, dataset, _info)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -70,7 +72,8 @@ try:
         urlstate.write(OverviewState(ctx.dataset))
         if ctx.dataset is not None:
             cache_key = (ctx.db_path, ctx.version, ctx.dataset)
-            report = load_headline(*cache_key)
+            (info,) = (d for d in ctx.datasets if d.name == ctx.dataset)
+            report = load_headline(*cache_key, info)
             show_generators(report, cache_key)
             st.header("Labels per source and level", divider="gray")
             figures = load_label_figures(*cache_key)

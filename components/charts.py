@@ -51,7 +51,7 @@ SERIES_COLOURS = (
 _CONFIG = {"displaylogo": False}
 _LAYOUT = {
     "margin": {"l": 10, "r": 10, "t": 30, "b": 10},
-    "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "title": None, "traceorder": "normal"},
+    "legend": {"orientation": "h", "y": 1.02, "yanchor": "bottom", "x": 0, "title": {}, "traceorder": "normal"},
     "uniformtext": {"minsize": 9, "mode": "hide"},
     "hoverlabel": {"namelength": -1},
 }
@@ -66,68 +66,82 @@ def _verdict_order(name: str) -> int:
     return VERDICTS.index(name) if name in VERDICTS else len(VERDICTS)
 
 
+def _unchecked(data: list[dict], layout: dict) -> go.Figure:
+    """A figure from plain dicts, without Plotly's check of every property against its schema: the
+    check costs tens of milliseconds a chart on the server thread that also sends the browser its
+    chart code, which a cold first visit waits for. The dicts use Plotly's own names (`marker.color`,
+    no `None` values); tests/core/test_chart_specs.py builds every figure checked and compares."""
+    return go.Figure({"data": data, "layout": layout}, _validate=False)
+
+
 def bar_chart(figure: BarFigure) -> go.Figure:
     """Stacked shares: one horizontal bar per group summing to 100%. Rates: vertical bars per
     group, one per series side by side, as the paper's table columns."""
-    fig = go.Figure()
     bars = list(figure.bars.records())
     series_names = sorted(dict.fromkeys(bar["series"] for bar in bars), key=_verdict_order)
     groups = _escape(dict.fromkeys(bar["group"] for bar in bars))
     value, category = ("x", "y") if figure.stacked else ("y", "x")
+    data = []
     for index, name in enumerate(series_names):
         part = [bar for bar in bars if bar["series"] == name]
         colour = VERDICT_COLOURS.get(name) if figure.stacked else None
-        fig.add_bar(
-            name=html.escape(name, quote=True),
-            **{category: _escape(bar["group"] for bar in part), value: [round1(bar["percent"]) for bar in part]},
-            orientation="h" if figure.stacked else "v",
-            marker_color=colour or SERIES_COLOURS[index % len(SERIES_COLOURS)],
-            customdata=[(bar["n"], bar["total"]) for bar in part],
-            texttemplate=f"%{{{value}:.1f}}",
-            textposition="inside" if figure.stacked else "outside",
-            insidetextanchor="middle",
-            hovertemplate=f"%{{{category}}}<br>%{{fullData.name}}: <b>%{{{value}:.1f}}%</b>"
-            " (%{customdata[0]:,} of %{customdata[1]:,})<extra></extra>",
+        data.append(
+            {
+                "customdata": [[bar["n"], bar["total"]] for bar in part],
+                "hovertemplate": f"%{{{category}}}<br>%{{fullData.name}}: <b>%{{{value}:.1f}}%</b>"
+                " (%{customdata[0]:,} of %{customdata[1]:,})<extra></extra>",
+                "insidetextanchor": "middle",
+                "marker": {"color": colour or SERIES_COLOURS[index % len(SERIES_COLOURS)]},
+                "name": html.escape(name, quote=True),
+                "orientation": "h" if figure.stacked else "v",
+                "textposition": "inside" if figure.stacked else "outside",
+                "texttemplate": f"%{{{value}:.1f}}",
+                category: _escape(bar["group"] for bar in part),
+                value: [round1(bar["percent"]) for bar in part],
+                "type": "bar",
+            }
         )
-    value_axis = {"title": figure.axis, "ticksuffix": "%", "range": [0, 100] if figure.stacked else None}
+    value_axis: dict[str, object] = {"title": {"text": figure.axis}, "ticksuffix": "%"}
     if figure.stacked:
         category_axis = {"categoryorder": "array", "categoryarray": groups[::-1], "automargin": True}
-        fig.update_layout(barmode="stack", height=120 + 40 * len(groups), xaxis=value_axis, yaxis=category_axis)
+        layout = {"barmode": "stack", "height": 120 + 40 * len(groups), "xaxis": value_axis | {"range": [0, 100]}}
+        layout["yaxis"] = category_axis
     else:
         top = max((bar["percent"] for bar in bars), default=100.0)
-        value_axis["range"] = [0, min(100.0, top * 1.15 + 2)]
         category_axis = {"categoryorder": "array", "categoryarray": groups, "automargin": True}
-        fig.update_layout(barmode="group", height=420, xaxis=category_axis, yaxis=value_axis)
-    fig.update_layout(showlegend=True, **_LAYOUT)
-    return fig
+        value_axis["range"] = [0, min(100.0, top * 1.15 + 2)]
+        layout = {"barmode": "group", "height": 420, "xaxis": category_axis, "yaxis": value_axis}
+    return _unchecked(data, {**layout, "showlegend": True, **_LAYOUT})
 
 
 def score_chart(figure: ScoreFigure) -> go.Figure:
     """One box per score-only (source, level), drawn from the quartiles the core computed."""
     table = figure.table
     names = _escape(f"{s} · {lv}" for s, lv in zip(table.column("source"), table.column("level"), strict=True))
-    fig = go.Figure(
-        go.Box(
-            y=names,
-            q1=table.column("q1"),
-            median=table.column("median"),
-            q3=table.column("q3"),
-            lowerfence=table.column("min"),
-            upperfence=table.column("max"),
-            mean=table.column("mean"),
-            orientation="h",
-            marker_color=SERIES_COLOURS[0],
-            name="score",
-        )
-    )
-    fig.update_layout(
-        height=120 + 50 * len(table),
-        xaxis={"title": "score", "range": [0, 1] if max(table.column("max")) <= 1 else None},
-        yaxis={"automargin": True, "categoryorder": "array", "categoryarray": names[::-1]},
-        showlegend=False,
+    box = {
+        "lowerfence": table.column("min"),
+        "marker": {"color": SERIES_COLOURS[0]},
+        "mean": table.column("mean"),
+        "median": table.column("median"),
+        "name": "score",
+        "orientation": "h",
+        "q1": table.column("q1"),
+        "q3": table.column("q3"),
+        "upperfence": table.column("max"),
+        "y": names,
+        "type": "box",
+    }
+    score_axis: dict[str, object] = {"title": {"text": "score"}}
+    if max(table.column("max")) <= 1:
+        score_axis["range"] = [0, 1]
+    layout = {
+        "height": 120 + 50 * len(table),
+        "xaxis": score_axis,
+        "yaxis": {"automargin": True, "categoryorder": "array", "categoryarray": names[::-1]},
+        "showlegend": False,
         **_LAYOUT,
-    )
-    return fig
+    }
+    return _unchecked([box], layout)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)

@@ -139,9 +139,12 @@ def definitions() -> str:
 
 def explore_state(example: Example, dataset: str, level: str, colour_by: str) -> ExploreState:
     """Explore showing the example: the summary, coloured by `colour_by`, with the unit selected
-    (`sentence` is Explore's 1-based sentence number; `unit` names any unit by id)."""
+    (`sentence` and `claim` are the numbers Explore labels them by, from 1, as this page's "claim 2"
+    does; `unit` names a sentence by id too)."""
     sentence = example.position + 1 if level == "sentence" and example.unit_id is not None else None
-    detail = DetailState(summary=example.summary_id, unit=example.unit_id, sentence=sentence)
+    claim = example.position + 1 if level == "claim" and example.unit_id is not None else None
+    unit = None if claim is not None else example.unit_id
+    detail = DetailState(summary=example.summary_id, sentence=sentence, claim=claim, unit=unit)
     return ExploreState(dataset=dataset, filters=Filters(source=colour_by), detail=detail)
 
 

@@ -8,10 +8,14 @@ stores the answer and its label event, and returns what to show. Model text is s
 from __future__ import annotations
 
 import dataclasses
+import threading
+import time
+from dataclasses import dataclass, field
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from components import highlight
+from components import highlight, shell
 from components.markdown import md_escape, md_with_code
 from faithlens import config
 from faithlens.llm import ask, costs, methods, prompts, providers
@@ -22,6 +26,8 @@ from faithlens.views.diff import diff_html
 DEFAULT_MODELS = {"openai": "gpt-4o", "anthropic": "claude-3-5-sonnet-20241022"}
 _ANSWERS = "llm.answers"
 _ASKED = "llm.asked"
+STREAM_REFRESH_S = 0.05
+"""How often the script's thread redraws the text the workers have streamed so far."""
 ITEMS = {
     "storysumm-inconsistencies": "Suggested inconsistencies (StorySumm B.2): a hybrid coding session shows them "
     "from the source {source} (Sessions, New session, mode hybrid)",
@@ -111,25 +117,62 @@ def method_controls(target: Target, actions: tuple[str, ...], key: str) -> tuple
     return method, variant, evidence
 
 
-def run(conn, target: Target, what: ask.Ask, key: str) -> Answer | None:
-    """Stream the answer into the page, keep it for later reruns, and return it (None after an error box)."""
-    box = st.empty()
-    received: list[str] = []
+@dataclass
+class Job:
+    """One question to ask now: what to send, the session key its answer is kept under, and the place
+    its text streams into. The worker fills `pieces`, then `answer` or `error`."""
 
-    def on_text(piece: str) -> None:
-        received.append(piece)
-        box.text("".join(received))
+    what: ask.Ask
+    key: str
+    place: DeltaGenerator
+    pieces: list[str] = field(default_factory=list)
+    answer: Answer | None = None
+    error: Exception | None = None
 
-    st.session_state.setdefault(_ASKED, {})[key] = what
+
+def _work(conn, target: Target, job: Job, kept: dict[str, Answer]) -> None:
+    """A worker thread: the core alone (it stores the answer before returning), no Streamlit call."""
     try:
-        answer = ask.ask(conn, target, what, on_text=on_text)
-    except providers.ProviderError as exc:
+        job.answer = ask.ask(conn, target, job.what, on_text=job.pieces.append)
+        kept[job.key] = job.answer
+    except Exception as exc:  # noqa: BLE001 - shown in the job's own place by the script's thread
+        job.error = exc
+
+
+def ask_together(conn, target: Target, jobs: list[Job]) -> None:
+    """Ask every job at once, one thread each, each streaming into its own place, so two models take
+    as long as the slower one, not the sum. Only the script's thread draws (TECH-NOTES: no `st.*` from a
+    worker): it shows each job's text as it grows until every worker is done. Each answer is stored by
+    the core with its own record and kept for this session as soon as it arrives, so a click that cuts
+    this run short loses none; a failure of one job is shown in its place and leaves the others."""
+    kept = st.session_state.setdefault(_ANSWERS, {})
+    for job in jobs:
+        st.session_state.setdefault(_ASKED, {})[job.key] = job.what
+    boxes = [job.place.empty() for job in jobs]
+    workers = [threading.Thread(target=_work, args=(conn, target, job, kept), daemon=True) for job in jobs]
+    for worker in workers:
+        worker.start()
+    shown = [0] * len(jobs)
+    while any(worker.is_alive() for worker in workers):
+        for index, (job, box) in enumerate(zip(jobs, boxes, strict=True)):
+            if len(job.pieces) != shown[index]:
+                shown[index] = len(job.pieces)
+                box.text("".join(job.pieces))
+        time.sleep(STREAM_REFRESH_S)
+    for job, box in zip(jobs, boxes, strict=True):
         box.empty()
-        st.error(md_with_code(exc.message) + ("\n\n**What to do:** " + md_with_code(exc.hint) if exc.hint else ""))
-        return None
-    box.empty()
-    st.session_state.setdefault(_ANSWERS, {})[key] = answer
-    return answer
+        if job.error is not None:
+            with job.place:
+                _failed(job.error)
+
+
+def _failed(error: Exception) -> None:
+    """A provider's failure in words (what to do included); anything else as the app's error box."""
+    if isinstance(error, providers.ProviderError):
+        hint = "\n\n**What to do:** " + md_with_code(error.hint) if error.hint else ""
+        st.error(md_with_code(error.message) + hint)
+    else:
+        shell.show_error(error)
 
 
 def last_answer(key: str) -> Answer | None:
@@ -185,8 +228,25 @@ def _rewrite_metrics(answer: Answer) -> None:
         "normalisation; this standard one is ours.",
     )
     cols[2].metric("Word edits", answer.edit_distance, help="Stemmed NLTK word tokens changed (Levenshtein).")
-    points = len(answer.points) if answer.points is not None else "–" if not answer.rewritten else "?"
-    cols[3].metric("Explanation points |E|", points)
+    points, words, why = points_figure(answer)
+    cols[3].metric("Explanation points |E|", points, words, delta_color="off", delta_arrow="off", help=why)
+
+
+POINTS_FAILURES = {"parse_failure": "not parsed", "refused": "refused", "empty": "empty answer"}
+"""How a failed split of the explanation into points reads in the |E| figure, by the call's status."""
+
+
+def points_figure(answer: Answer) -> tuple[int | str, str | None, str]:
+    """|E| as the metric shows it: a count, or a dash with why there is none in a word or two beneath it
+    (never a bare '?'), and what it means."""
+    if answer.points is not None:
+        return len(answer.points), None, "ARM A.3: the explanation split into points, one per change the model made."
+    if not answer.rewritten:
+        return "–", "r = s", "The model repeated the sentence, so ARM has no points to mark."
+    if answer.points_failure:
+        status = answer.points_failure.split(":", 1)[0]
+        return "–", POINTS_FAILURES.get(status, "failed"), f"The split into points failed: {answer.points_failure}."
+    return "–", "no explanation", "The model gave no explanation beside its rewrite, so there is nothing to split."
 
 
 def _points(answer: Answer, key: str) -> None:
@@ -213,8 +273,9 @@ def _points(answer: Answer, key: str) -> None:
         st.caption("No explanation points: the model gave no explanation beside its rewrite.")
 
 
-def panel(conn, target: Target, key: str, actions: tuple[str, ...] = methods.ACTIONS) -> None:
-    """The whole 'Ask a model' block for one target: controls, Ask button, and the answer."""
+def panel(conn, target: Target, key: str, actions: tuple[str, ...] = methods.ACTIONS) -> Answer | None:
+    """The whole 'Ask a model' block for one target: controls, Ask button, and the answer. Returns the
+    answer asked in this run (None when nothing was asked, or the call failed)."""
     chosen = method_controls(target, actions, key)
     provider, model, base_url = provider_controls("llm")
     fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
@@ -223,17 +284,26 @@ def panel(conn, target: Target, key: str, actions: tuple[str, ...] = methods.ACT
     if chosen is not None and st.button("Ask", key=f"{key}.ask", type="primary", disabled=not model):
         method, variant, evidence = chosen
         what = ask.Ask(method.name, provider, model, variant, evidence, base_url=base_url, fresh=fresh)
-    answer_area(conn, target, what, answer_key)
+    return answer_area(conn, target, what, answer_key)
 
 
-def answer_area(conn, target: Target, what: ask.Ask | None, key: str) -> None:
-    """Ask now when `what` is given (the button was clicked), or ask the shown rewrite's explanation points
-    again (its button was clicked), then show the latest answer kept under `key`."""
+def points_again(key: str) -> ask.Ask | None:
+    """The shown rewrite's request with its explanation points asked anew, when its button was clicked."""
     asked = st.session_state.get(_ASKED, {}).get(key)
-    if what is None and asked is not None and st.session_state.get(f"{key}.points_again"):
-        what = dataclasses.replace(asked, fresh=False, fresh_points=True)
-    if what is not None:
-        run(conn, target, what, key)
+    if asked is not None and st.session_state.get(f"{key}.points_again"):
+        return dataclasses.replace(asked, fresh=False, fresh_points=True)
+    return None
+
+
+def answer_area(conn, target: Target, what: ask.Ask | None, key: str) -> Answer | None:
+    """Ask now when `what` is given (the button was clicked), or ask the shown rewrite's explanation points
+    again (its button was clicked), then show the latest answer kept under `key`; returns the answer
+    asked in this run, if any."""
+    what = what or points_again(key)
+    job = Job(what, key, st.container()) if what is not None else None
+    if job is not None:
+        ask_together(conn, target, [job])
     answer = last_answer(key)
     if answer is not None:
         show_answer(answer, key)
+    return job.answer if job is not None else None

@@ -106,20 +106,35 @@ def url_dataset() -> str | None:
 
 
 def _unnamed_default(state: Any) -> Any:
-    """`state` without its dataset when the URL does not name one and the state's is the default:
-    a first visit to / stays at / (no history entry of its own). Links always name the dataset."""
+    """`state` without its dataset when the URL does not name one, the state's is the default and it
+    names nothing else: a first visit to / stays at / (no history entry of its own). A URL naming a
+    summary, a sentence or a filter names its dataset too, so a copied link opens the same thing on a
+    server whose default dataset is another. Links always name the dataset."""
     default = st.session_state.get(_DEFAULT_DATASET)
     if DATASET not in st.query_params and getattr(state, DATASET, None) == default:
-        return replace(state, dataset=None)
+        bare = replace(state, dataset=None)
+        return bare if not querystate.encode(bare) else state
     return state
 
 
 def read(page: Page, dataset: str) -> tuple[Any, list[str]]:
     """The page's state from the URL, for `dataset`, and a note per URL value that was ignored.
-    A URL naming another dataset (the user just switched) gives a clean state."""
-    given = params() if url_dataset() == dataset else {}
-    given[DATASET] = [dataset]
-    return querystate.decode(page.state, given)
+    A URL naming another dataset gives a clean state: the user just switched (no note), or a link named
+    a dataset that is not loaded (the shell notes it), whose other values are then noted here too."""
+    wanted = url_dataset()
+    if wanted == dataset:
+        return querystate.decode(page.state, {**params(), DATASET: [dataset]})
+    state, notes = querystate.decode(page.state, {DATASET: [dataset]})
+    if url_changed():
+        linked, _ = querystate.decode(page.state, params())
+        why = f"it belonged to dataset {wanted!r}, which is not loaded"
+        dropped = {name: value for name, value in querystate.encode(linked).items() if name != DATASET}
+        notes += [querystate.ignored(name, _last(value), why) for name, value in dropped.items()]
+    return state, notes
+
+
+def _last(value: str | list[str]) -> str:
+    return value[-1] if isinstance(value, list) else value
 
 
 def key(page: Page, dataset: str, *parts: object) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import getpass
 import ipaddress
 import os
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +36,18 @@ SETTINGS: dict[str, Setting] = {
     ),
     "anthropic_base_url": Setting("FAITHLENS_ANTHROPIC_BASE_URL", "", "Base URL of an Anthropic-compatible server."),
     "llm_timeout": Setting("FAITHLENS_LLM_TIMEOUT", "60", "Seconds an on-demand LLM call may take before it fails."),
+    "llm_attempts": Setting(
+        "FAITHLENS_LLM_ATTEMPTS",
+        "4",
+        "Attempts a run makes at each call before the item counts as failed: 429, 5xx, timeouts, lost "
+        "connections, cut streams, bodies that are not JSON and empty answers are asked again.",
+    ),
+    "llm_backoff": Setting(
+        "FAITHLENS_LLM_BACKOFF",
+        "1",
+        "Seconds a run waits before its first retry of a call; each further retry waits twice as long "
+        "(up to 30 s, less up to 25% jitter), or what the provider's retry-after asks.",
+    ),
     "batch_poll": Setting(
         "FAITHLENS_BATCH_POLL", "30", "Seconds between checks on a provider batch (a run in batch mode)."
     ),
@@ -75,6 +86,8 @@ def _secrets(path: Path | None = None) -> dict[str, object]:
     path = path or PROJECT_ROOT / ".streamlit" / "secrets.toml"
     if not path.is_file():
         return {}
+    import tomllib  # here: most commands and pages never find a secrets file, and the parser costs every start
+
     with path.open("rb") as handle:
         return tomllib.load(handle)
 

@@ -54,6 +54,7 @@ def _sections(wanted: CompareState, notes: list[str]) -> None:
     results, thresholds = compare_controls.compute(ctx, selection, wanted.thresholds, notes)
     with agreement:
         compare_sections.agreement(selection, results, scored=_scored(results))
+        compare_sections.label_downloads(ctx, selection)
         paper = compare_paper.section(ctx, selection, results, wanted.paper, notes)
     view = compare_sections.matrices(selection, results, wanted.view, notes)
     drill = compare_sections.pair_detail(ctx, selection, results, view, wanted, notes)

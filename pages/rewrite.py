@@ -10,8 +10,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import llm_panel, shell, urlstate
+from components import exports, llm_panel, shell, urlstate
 from components.markdown import md_escape
+from faithlens import querystate
 from faithlens.llm import ask, costs, methods, targets, usage
 from faithlens.views import arm_tables, rewrite
 from faithlens.views.states import RewriteState
@@ -29,17 +30,28 @@ def _models(key: str) -> list[tuple[str, str, str | None]]:
 
 
 def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
+    """The controls, then one column per model; Rewrite asks every model at once, each streaming into
+    its own column (`llm_panel.ask_together`), so a demo waits for the slower model, not for the sum."""
     variant = st.selectbox("Prompt variant", ARM.variants, key=f"{key}.variant")
     st.caption(llm_panel.template_caption(ARM, variant, target.level))
     models = _models(key)
     fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
     clicked = st.button("Rewrite", type="primary", key=f"{key}.go", disabled=not all(m[1] for m in models))
+    shown, jobs = [], []
     for column, (provider, model, base_url) in zip(st.columns(len(models)), models, strict=True):
-        with column:
-            st.markdown(f"**{md_escape(model)}** · {md_escape(provider)}")
-            answer_key = f"{key}:{target.dataset}:{target.target_id}:{target.text}:{provider}:{model}:{variant}"
-            what = ask.Ask(ARM.name, provider, model, variant, base_url=base_url, fresh=fresh) if clicked else None
-            llm_panel.answer_area(ctx.root, target, what, answer_key)
+        column.markdown(f"**{md_escape(model)}** · {md_escape(provider)}")
+        answer_key = f"{key}:{target.dataset}:{target.target_id}:{target.text}:{provider}:{model}:{variant}"
+        what = ask.Ask(ARM.name, provider, model, variant, base_url=base_url, fresh=fresh) if clicked else None
+        what = what or llm_panel.points_again(answer_key)
+        if what is not None:
+            jobs.append(llm_panel.Job(what, answer_key, column.container()))
+        shown.append((column, answer_key))
+    llm_panel.ask_together(ctx.root, target, jobs)
+    for column, answer_key in shown:
+        answer = llm_panel.last_answer(answer_key)
+        if answer is not None:
+            with column:
+                llm_panel.show_answer(answer, answer_key)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -49,21 +61,41 @@ def _summary_choices(db_path: str, version: str, dataset: str) -> list[rewrite.S
         return rewrite.summary_choices(cur, dataset)
 
 
-def _from_dataset(state: RewriteState) -> RewriteState:
+def _linked_summary(state: RewriteState, by_id: dict, notes: list[str]) -> RewriteState:
+    """`state` without a summary the dataset lacks (and the sentence that went with it), each with its note."""
+    if state.summary is None or state.summary in by_id:
+        return state
+    notes.append(
+        querystate.ignored("summary", state.summary, f"no summary of {ctx.dataset} has that id; the first is open")
+    )
+    if state.sentence is not None:
+        notes.append(querystate.ignored("sentence", str(state.sentence), "it named a sentence of that summary"))
+    return RewriteState(state.dataset)
+
+
+def _from_dataset(state: RewriteState, notes: list[str]) -> RewriteState:
+    """The summary and sentence pickers (seeded from the link, whose unusable values get a note), the
+    rewrite, and the sentence's earlier rewrites; returns what the URL should say: the dataset, summary
+    and sentence together once any is chosen, so a copied link opens the same sentence."""
     choices = _summary_choices(ctx.db_path, ctx.version, ctx.dataset)
     if not choices:
         st.info("This dataset has no summary sentences to rewrite.")
-        return state
+        notes += [querystate.ignored(n, str(v), "this dataset has no summary sentences") for n, v in _named(state)]
+        return RewriteState(ctx.dataset)
     by_id = {c.summary_id: c for c in choices}
-    start = state.summary if state.summary in by_id else choices[0].summary_id
+    state = _linked_summary(state, by_id, notes)
+    linked = state.summary or choices[0].summary_id
     picker = urlstate.key(urlstate.REWRITE, ctx.dataset, "summary")
     summary_id = st.selectbox(
-        "Summary", list(by_id), key=urlstate.bind(picker, start, by_id), format_func=lambda s: str(by_id[s])
+        "Summary", list(by_id), key=urlstate.bind(picker, linked, by_id), format_func=lambda s: str(by_id[s])
     )
     with ctx.root.cursor() as cur:
         sentences = rewrite.sentences(cur, ctx.dataset, summary_id)
     positions = [s.position + 1 for s in sentences]
-    wanted = state.sentence if state.sentence in positions else positions[0]
+    wanted = state.sentence if summary_id == linked and state.sentence in positions else positions[0]
+    if summary_id == linked and state.sentence is not None and state.sentence not in positions:
+        why = f"summary {summary_id} has {len(positions)} sentences; S1 is open"
+        notes.append(querystate.ignored("sentence", str(state.sentence), why))
     picker = urlstate.key(urlstate.REWRITE, ctx.dataset, "sentence", summary_id)
     number = st.selectbox(
         "Sentence",
@@ -77,13 +109,20 @@ def _from_dataset(state: RewriteState) -> RewriteState:
     st.caption("The sentence (s)")
     st.text(chosen.text)
     _rewrite_side_by_side(target, "rewrite.dataset")
-    _earlier(chosen.unit_id, chosen.text)
-    named_summary = summary_id if summary_id != choices[0].summary_id or state.summary else None
-    named_sentence = number if number != positions[0] or state.sentence else None
-    return RewriteState(ctx.dataset, named_summary, named_sentence)
+    if _earlier(chosen.unit_id, chosen.text):
+        exports.pack_download(
+            ctx.db_path, ctx.dataset, [summary_id], f"rewrite.pack.{summary_id}", "Download this summary's demo pack"
+        )
+    named = state.summary is not None or wanted != positions[0] or (summary_id, number) != (linked, positions[0])
+    return RewriteState(ctx.dataset, summary_id, number) if named else RewriteState(ctx.dataset)
 
 
-def _earlier(unit_id: str, original: str) -> None:
+def _named(state: RewriteState) -> list[tuple[str, object]]:
+    return [(name, value) for name, value in (("summary", state.summary), ("sentence", state.sentence)) if value]
+
+
+def _earlier(unit_id: str, original: str) -> int:
+    """The sentence's stored rewrites; returns how many there are."""
     with ctx.root.cursor() as cur:
         past = usage.past_answers(cur, ctx.dataset, unit_id, ARM.name)
     st.markdown(f"**Earlier rewrites of this sentence** ({len(past)})")
@@ -93,6 +132,7 @@ def _earlier(unit_id: str, original: str) -> None:
         st.dataframe(
             frame, hide_index=True, width="stretch", placeholder="", column_config={"edit distance (0–1)": distance}
         )
+    return len(past)
 
 
 def _table3() -> None:
@@ -149,12 +189,14 @@ def main() -> None:
         "and the explanation points say how much changed."
     )
     state, notes = urlstate.read(urlstate.REWRITE, ctx.dataset)
-    for note in notes:
-        st.warning(md_escape(note), icon=":material/link_off:")
+    notes[:0] = [ctx.dataset_note] if ctx.dataset_note else []
+    warnings = st.container()
     from_dataset, paste, spend = st.tabs(["From the dataset", "Your own text", "Costs"])
     with from_dataset:
-        state = _from_dataset(state)
+        state = _from_dataset(state, notes)
         _table3()
+    for note in notes:
+        warnings.warning(md_escape(note), icon=":material/link_off:")
     with paste:
         _pasted()
     with spend:

@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import shell, unit_sets, urlstate
+from components import exports, shell, unit_sets, urlstate
 from components.markdown import md_escape
 from components.runs import data as runs_data
 from components.runs import detail as runs_detail
@@ -41,6 +41,7 @@ def main() -> None:
     form, listing = st.columns([5, 7], gap="large")
     with form:
         runs_form.section(ctx, explore_filter)
+        exports.pack_panel(ctx)
     with listing:
         picked = runs_detail.table(now, found, alive)
         chosen = runs_form.started(ctx.dataset) or picked or state.run

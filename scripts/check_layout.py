@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "llm": 5,
     "coding": 6,
     "views": 7,
+    "exports": 7,
     "cli": 8,
 }
 """Top-level module or sub-package of `faithlens/` -> its layer; lower layers never import higher ones."""

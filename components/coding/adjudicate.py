@@ -1,6 +1,8 @@
 """Adjudication on the Sessions page: the units two or more coders coded differently, each with its
 text and every coder's code and note, and a decision (codes and a note) that `report.adjudicate` stores
-as the session's `coding/<session>/adjudicated` label. The adjudicator's name is required."""
+as the session's `coding/<session>/adjudicated` label, and the unit's discussion, where the coders'
+comments are read (all of them: the adjudicator sees every code) and the adjudicator answers. The
+adjudicator's name is required, for a decision and for a comment."""
 
 from __future__ import annotations
 
@@ -8,9 +10,11 @@ import streamlit as st
 
 from components import shell, urlstate
 from components.coding import data as coding_data
+from components.coding import discussion as coding_discussion
 from components.markdown import md_escape
 from faithlens.coding import modes, report, sessions
 from faithlens.coding.codebook import Codebook
+from faithlens.coding.comments import Comment
 from faithlens.errors import FaithLensError
 from faithlens.unit_filter import level_noun
 from faithlens.views import coding
@@ -50,7 +54,12 @@ def _codes_input(found: sessions.Session, book: Codebook, widget: str) -> None:
 
 
 def _unit(
-    ctx: shell.PageContext, found: sessions.Session, book: Codebook, item: report.Disagreement, text: str
+    ctx: shell.PageContext,
+    found: sessions.Session,
+    book: Codebook,
+    item: report.Disagreement,
+    text: str,
+    said: list[Comment],
 ) -> None:
     position = found.units.index(item.unit) + 1 if item.unit in found.units else "?"
     with st.container(border=True):
@@ -78,6 +87,15 @@ def _unit(
             args=(ctx.db_path, ctx.dataset, found.name, item.unit),
             width="stretch",
         )
+        with st.expander(f"Discussion ({len(said)})", expanded=bool(said), icon=":material/forum:"):
+            coding_discussion.thread(
+                ctx.db_path,
+                found,
+                item.unit,
+                said,
+                key(ctx.dataset, found.name, item.unit, "talk"),
+                author_key=key(ctx.dataset, found.name, "adjudicator"),
+            )
 
 
 def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> None:
@@ -95,6 +113,8 @@ def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> Non
     st.caption(f"{len(items):,} {level_noun('unit', len(items))} with disagreements, {decided:,} decided.")
     if len(shown) > SHOWN:
         st.caption(f"Showing the first {SHOWN} of {len(shown):,}.")
-    texts = coding_data.texts(ctx.db_path, ctx.version, found.name, tuple(item.unit for item in shown[:SHOWN]))
+    units = tuple(item.unit for item in shown[:SHOWN])
+    texts = coding_data.texts(ctx.db_path, ctx.version, found.name, units)
+    said = coding_data.threads(ctx.db_path, ctx.version, found.name, units, None)
     for item in shown[:SHOWN]:
-        _unit(ctx, found, book, item, texts.get(item.unit, ""))
+        _unit(ctx, found, book, item, texts.get(item.unit, ""), said.get(item.unit, []))

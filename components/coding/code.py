@@ -6,7 +6,7 @@ code with `events.save`, which commits before it returns; only then does the pag
 to the next uncoded unit. A save the core refuses (`CodingError`: an unknown code, a missing
 explanation) shows as one error box and the unit stays, with everything the coder typed. Undo takes
 back the coder's last save (`events.undo`). Every action is a callback, so the run after it already
-reads the new data version."""
+reads the new data version. Under the inputs, the unit's discussion (`coding_discussion`)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ import streamlit as st
 from components import shell, urlstate
 from components.coding import controls as coding_controls
 from components.coding import data as coding_data
+from components.coding import discussion as coding_discussion
 from components.coding import view as coding_view
 from components.markdown import md_escape
 from faithlens.coding import events, modes, sessions
@@ -169,11 +170,20 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
     with column:
         st.divider()
         _inputs_and_save(ctx, found, book, coder, shown, context)
+        _discussion(ctx, found, coder, shown)
     if not found.blind:
         gold = coding_data.gold(ctx.db_path, ctx.version, name, shown)
         others = coding_data.everyone(ctx.db_path, ctx.version, name)
         coding_view.reference(found, book, coder, gold, others, shown, context)
     return None if chosen_by_page else shown
+
+
+def _discussion(ctx: shell.PageContext, found: sessions.Session, coder: str, shown: str) -> None:
+    """The unit's comments this coder may read (their own only in a blind session) and a box to add one."""
+    said = coding_data.threads(ctx.db_path, ctx.version, found.name, (shown,), coder).get(shown, [])
+    with st.expander(f"Discussion of this unit ({len(said)})", expanded=bool(said), icon=":material/forum:"):
+        base = key(ctx.dataset, found.name, coder, "talk", shown)
+        coding_discussion.thread(ctx.db_path, found, shown, said, base, author=coder)
 
 
 @st.fragment

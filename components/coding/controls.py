@@ -1,8 +1,9 @@
 """The Code page's inputs for one unit, per mode, and the submission they make.
 
 - codes, arm-faithfulness, and hybrid's overall label: one button per code (digits 1-9, then 0, as
-  keyboard shortcuts), the chosen one(s) highlighted; the codebook's definitions, and the examples in an
-  expander; a note (the explanation), which the codes that require one say.
+  keyboard shortcuts), the chosen one(s) highlighted, each code's definition its tooltip; the codebook's
+  definitions, each code's example in a popover beside it; a note (the explanation), which the codes that
+  require one say. A multi-choice codebook's none code ("No error") excludes the others.
 - line-by-line: every sentence of the summary with its code (radio) and its explanation.
 - hybrid: each suggested inconsistency with agree / disagree and why, then the summary's label (consistent
   or inconsistent: N/A is for a line, not a whole summary), and a warning, not a refusal, when the coder
@@ -57,56 +58,62 @@ def clear(base: str) -> None:
         del st.session_state[name]
 
 
-def _pick(codes_key: str, key: str, multi: bool) -> None:
+def _pick(codes_key: str, key: str, multi: bool, none: str | None) -> None:
+    """A code button's callback: single choice takes the code; multi choice toggles it, the none code
+    clearing the others and any other code clearing the none code."""
     held = tuple(st.session_state.get(codes_key, ()))
     if not multi:
         st.session_state[codes_key] = (key,)
+    elif key in held:
+        st.session_state[codes_key] = tuple(k for k in held if k != key)
     else:
-        st.session_state[codes_key] = tuple(k for k in held if k != key) if key in held else (*held, key)
+        st.session_state[codes_key] = (key,) if key == none else (*(k for k in held if k != none), key)
 
 
 def code_buttons(
     book: Codebook, base: str, labels: dict[str, str] | None = None, offered: tuple[str, ...] | None = None
 ) -> None:
-    """One button per code (the `offered` keys in their order, else all), a digit as its shortcut; the
-    chosen code(s) shown as primary. `labels` names the buttons instead of the codes (ARM preference's A and
-    B, offered A first whichever version A is), and then no definition says which is which. A button's key
-    keeps the code's place in the codebook, except under `labels`: there it is the button's place, since
-    the key reaches the page (a CSS class) and would say which version a button stands for."""
+    """One button per code (the `offered` keys in their order, else all), a digit as its shortcut and the
+    code's definition as its tooltip (shown on hover and on keyboard focus); the chosen code(s) shown as
+    primary. The buttons flow in a wrapping row, each as wide as its label, so a label never breaks
+    inside a word (fixed columns cut "Contradiction" at 1400 px). `labels` names the buttons instead of
+    the codes (ARM preference's A and B, offered A first whichever version A is), and then no definition
+    says which is which. A button's key keeps the code's place in the codebook, except under `labels`:
+    there it is the button's place, since the key reaches the page (a CSS class) and would say which
+    version a button stands for."""
     codes_key = _codes_key(base)
     chosen = st.session_state.get(codes_key, ())
     places = {code.key: number for number, code in enumerate(book.codes)}
     keys = [key for key in offered if key in places] if offered is not None else list(places)
     shown = [(places[key], book.codes[places[key]]) for key in keys]
-    columns = st.columns(min(len(shown), 4))
-    for place, (number, code) in enumerate(shown):
-        columns[place % len(columns)].button(
-            (labels or {}).get(code.key, code.name),
-            key=f"{base}.code.{place if labels else number}",
-            type="primary" if code.key in chosen else "secondary",
-            shortcut=SHORTCUTS[place] if place < len(SHORTCUTS) else None,
-            help=None if labels else code.definition,
-            on_click=_pick,
-            args=(codes_key, code.key, book.choice == "multi"),
-            width="stretch",
-            wrap=True,
-        )
+    with st.container(horizontal=True, gap="small"):
+        for place, (number, code) in enumerate(shown):
+            st.button(
+                (labels or {}).get(code.key, code.name),
+                key=f"{base}.code.{place if labels else number}",
+                type="primary" if code.key in chosen else "secondary",
+                shortcut=SHORTCUTS[place] if place < len(SHORTCUTS) else None,
+                help=None if labels else md_escape(code.definition),
+                on_click=_pick,
+                args=(codes_key, code.key, book.choice == "multi", book.none),
+                width="content",
+            )
     if book.choice == "multi":
-        st.caption("Pick every code that applies (press a code again to drop it).")
+        none = f", or {book.code(book.none).name} alone when none does" if book.none else ""
+        st.caption(md_escape(f"Pick every code that applies (press a code again to drop it){none}."))
 
 
 def definitions(book: Codebook, offered: tuple[str, ...] | None = None) -> None:
-    """The codebook (the `offered` codes, else all): each code's definition; the examples in an expander."""
+    """The codebook (the `offered` codes, else all): each code's definition, and its example one click
+    away (a popover beside it)."""
     codes = [code for code in book.codes if offered is None or code.key in offered]
-    lines = [
-        f"{SHORTCUTS[n] if n < len(SHORTCUTS) else '·'} · **{md_escape(c.name)}**: {md_escape(c.definition)}"
-        for n, c in enumerate(codes)
-    ]
-    st.markdown("  \n".join(lines))
-    with_examples = [c for c in codes if c.example]
-    if with_examples:
-        with st.expander("Examples"):
-            st.markdown("\n".join(f"- **{md_escape(c.name)}**: {md_escape(c.example)}" for c in with_examples))
+    for n, code in enumerate(codes):
+        digit = SHORTCUTS[n] if n < len(SHORTCUTS) else "·"
+        words, example = st.columns([3, 1], vertical_alignment="center") if code.example else (st.container(), None)
+        words.markdown(f"{digit} · **{md_escape(code.name)}**: {md_escape(code.definition)}")
+        if example is not None:
+            with example.popover("Example", help=md_escape(f"An example of {code.name}"), width="stretch"):
+                st.markdown(md_escape(code.example))
 
 
 def note(book: Codebook, base: str, label: str = "Note (your explanation)") -> None:

@@ -1,13 +1,14 @@
 """Cached reads for the Code and Sessions pages, keyed on small scalars (db path, data version, names) like
 every page's, so a rerun that writes nothing costs no query: a session and its codebook, a coder's order
-and codes, a unit in context, progress, agreement, disagreements, and the form's options."""
+and codes, a unit in context, progress, agreement, disagreements and their discussion, and the form's
+options."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from components import shell
-from faithlens.coding import events, library, modes, report, sessions
+from faithlens.coding import comments, events, library, modes, report, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.views import coding, coding_unit
@@ -170,3 +171,11 @@ def planned(db_path: str, version: str, spec: sessions.SessionSpec) -> tuple[int
         except FaithLensError as exc:
             return exc.message
     return len(units), words
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def threads(
+    db_path: str, version: str, name: str, units: tuple[str, ...], reader: str | None
+) -> dict[str, list[comments.Comment]]:
+    """The comments on these units that `reader` may read (a coder; None: the adjudication view)."""
+    return comments.threads(shell.root_connection(db_path), stored(db_path, version, name), units, reader)

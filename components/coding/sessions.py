@@ -77,30 +77,38 @@ def _join_link(dataset: str, name: str, coder: str | None) -> None:
     st.code("/code?" + urlencode(querystate.encode(state), doseq=True), language=None)
 
 
-def _export_bytes(db_path: str, name: str, fmt: str) -> bytes:
-    """The session's codes as a file (`exchange.export` into a temporary folder), on the download's thread."""
+def _export_bytes(db_path: str, name: str, fmt: str, what: str) -> bytes:
+    """The session's codes or comments as a file (`exchange.export` into a temporary folder), on the
+    download's thread."""
     root = shell.root_connection(db_path)
     found = sessions.get(root, name)
     with tempfile.TemporaryDirectory() as folder:
-        out = Path(folder) / f"codes.{fmt}"
-        exchange.export(root, found, fmt, out)
+        out = Path(folder) / f"{what}.{fmt}"
+        exchange.export(root, found, fmt, out, what)
         return out.read_bytes()
 
 
+EXPORT_TITLES = {
+    "codes": "**Export the codes** (one row per coder and unit, the adjudicated label included)",
+    "comments": "**Export the discussion** (one row per comment: every coder's and the adjudicator's)",
+}
+
+
 def _exports(ctx: shell.PageContext, found: sessions.Session) -> None:
-    st.markdown("**Export the codes** (one row per coder and unit, the adjudicated label included)")
-    columns = st.columns(len(exchange.FORMATS))
-    for column, fmt in zip(columns, exchange.FORMATS, strict=True):
-        column.download_button(
-            f"Download {fmt.upper()}",
-            data=lambda fmt=fmt: _export_bytes(ctx.db_path, found.name, fmt),
-            file_name=f"{found.name}.{fmt}",
-            mime=MIME[fmt],
-            key=key(ctx.dataset, found.name, "export", fmt),
-            icon=":material/download:",
-            on_click="ignore",
-            width="stretch",
-        )
+    for what in exchange.EXPORTS:
+        st.markdown(EXPORT_TITLES[what])
+        columns = st.columns(len(exchange.FORMATS))
+        for column, fmt in zip(columns, exchange.FORMATS, strict=True):
+            column.download_button(
+                f"Download {what} {fmt.upper()}",
+                data=lambda fmt=fmt, what=what: _export_bytes(ctx.db_path, found.name, fmt, what),
+                file_name=f"{found.name}.{fmt}" if what == "codes" else f"{found.name}.{what}.{fmt}",
+                mime=MIME[fmt],
+                key=key(ctx.dataset, found.name, "export", fmt) + ("" if what == "codes" else f".{what}"),
+                icon=":material/download:",
+                on_click="ignore",
+                width="stretch",
+            )
 
 
 def _links(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> None:

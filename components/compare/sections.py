@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import confusion, urlstate
+from components import confusion, exports, urlstate
 from components.compare import data as compare_data
 from components.compare.controls import Selection, key, start_value, unless
 from components.markdown import md_escape
@@ -40,6 +40,19 @@ def agreement(selection: Selection, results: dict[str, CompareResult], scored: b
         on_click="ignore",
         icon=":material/download:",
     )
+
+
+def label_downloads(ctx: PageContext, selection: Selection) -> None:
+    """Each compared source's labels (the reference first) as the file `python -m faithlens export` writes."""
+    chosen = list(dict.fromkeys([selection.reference, *selection.sources]))
+    with st.expander(f"Download the labels of each source ({len(chosen)})", icon=":material/download:"):
+        st.caption(
+            "Every current label of the source at every level, with the unit's text (document, summary, sentence or "
+            "claim), the label and the source's own spelling of it; an LLM source's rows add the stored answer "
+            "(explanation, raw output, prompt and version, model, parameters, tokens, cost, when)."
+        )
+        for source in chosen:
+            exports.source_downloads(ctx.db_path, selection.dataset, source, key(selection.dataset, "labels", source))
 
 
 def matrices(selection: Selection, results: dict[str, CompareResult], wanted: str | None, notes: list[str]) -> str:

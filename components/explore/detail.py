@@ -16,9 +16,10 @@ from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
 from faithlens.errors import NotFoundError
 from faithlens.filters import Filters, join_words
+from faithlens.querystate import ignored
 from faithlens.views import highlight as hl
 from faithlens.views import unit_tags
-from faithlens.views.detail import Detail, UnitView, load_detail, resolve_selection, select_matches
+from faithlens.views.detail import Detail, UnitView, claim_unit, load_detail, resolve_selection, select_matches
 from faithlens.views.states import DetailState
 from faithlens.views.tag_html import tags_text
 
@@ -26,6 +27,27 @@ NGRAM_CHOICES = (0, 2, 3, 4, 5)
 """Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
 CONTROL_PX = 180
 """Width of each control beside the sentence picker, which takes the rest of the row."""
+
+
+def _unusable(detail: Detail, state: DetailState) -> list[str]:
+    """Notes on the link's display settings this summary cannot use: without the source text there is
+    nothing to align or underline; a word-run length the picker does not offer is off."""
+    plain = DetailState()
+    given = {"passages": state.passages, "min_score": state.min_score, "ngram": state.ngram}
+    if not (detail.document.text and detail.sentences):
+        lacks = "no sentences to align" if detail.document.text else "no source text here"
+        why = f"this summary has {lacks}, so no passages are shown"
+        return [ignored(name, str(value), why) for name, value in given.items() if value != getattr(plain, name)]
+    if state.ngram is not None and state.ngram not in NGRAM_CHOICES:
+        offered = ", ".join(str(n) for n in NGRAM_CHOICES if n)
+        return [ignored("ngram", str(state.ngram), f"expected one of {offered} (words), so shared word runs are off")]
+    return []
+
+
+def _without_passages(state: DetailState) -> DetailState:
+    """`state` with the passage and word-run settings at their defaults (a summary they cannot apply to)."""
+    plain = DetailState()
+    return replace(state, passages=plain.passages, min_score=plain.min_score, ngram=plain.ngram)
 
 
 def _key(dataset: str, *parts: str) -> str:
@@ -62,20 +84,20 @@ def _preview(text: str) -> str:
     return text if len(text) <= 70 else text[:69] + "…"
 
 
-def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> str | None:
-    """The chosen claim's unit id (seeded from the link's `unit`), or None."""
+def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> int | None:
+    """The chosen claim's number, as its label says it (C2 is 2; seeded from the link's `claim`), or None."""
     if not detail.claims:
         return None
-    claims = {claim.unit_id: claim for claim in detail.claims}
-    choices = ["", *claims]
-    key = urlstate.bind(_key(dataset, "claim", detail.summary.summary_id), state.unit or "", choices)
+    claims = {claim.position + 1: claim for claim in detail.claims}
+    choices = [0, *claims]
+    key = urlstate.bind(_key(dataset, "claim", detail.summary.summary_id), state.claim or 0, choices)
 
-    def describe(unit_id: str) -> str:
-        if not unit_id:
+    def describe(number: int) -> str:
+        if not number:
             return "(none)"
-        claim = claims[unit_id]
+        claim = claims[number]
         origin = f" · extracted by {claim.claim_set}" if claim.claim_set else ""
-        return f"C{claim.position + 1}{origin} · {hl.describe(claim.label, claim.score)} · {_preview(claim.text)}"
+        return f"C{number}{origin} · {hl.describe(claim.label, claim.score)} · {_preview(claim.text)}"
 
     chosen = st.selectbox(
         "Claim", choices, key=key, format_func=describe, help="Shows the claim first, with its evidence and reasons."
@@ -86,14 +108,14 @@ def _claim_choice(dataset: str, detail: Detail, state: DetailState) -> str | Non
 def _controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
     """Sentence and claim choice, and (when the source text is there) how a sentence's support is shown."""
     state = _sentence_controls(dataset, detail, state)
-    return replace(state, unit=_claim_choice(dataset, detail, state))
+    return replace(state, claim=_claim_choice(dataset, detail, state))
 
 
 def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> DetailState:
     sentences = detail.sentences
     summary_id = detail.summary.summary_id
     if not sentences:
-        return replace(state, sentence=None)
+        return _without_passages(replace(state, sentence=None))
     with_text = bool(detail.document.text)
     row = st.container(horizontal=True)
     choices = list(range(len(sentences) + 1))
@@ -109,7 +131,7 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
 
     sentence = row.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
     if not with_text:
-        return replace(state, sentence=sentence or None)
+        return _without_passages(replace(state, sentence=sentence or None))
     passages = row.slider(
         "Passages shown",
         1,
@@ -246,14 +268,14 @@ def _claim_view(claim: UnitView, state: DetailState, asked: unit_tags.Asked) -> 
         claim.explanation,
         claim.evidence,
         claim.reasons,
-        selected=claim.unit_id == state.unit,
+        selected=claim.position + 1 == state.claim,
         tags=unit_tags.marked(claim.tags, asked),
     )
 
 
 def _chosen_claim(detail: Detail, state: DetailState, source: str, asked: unit_tags.Asked) -> None:
     """The chosen claim first, boxed, with its label, evidence and reasons (it is also outlined in the list)."""
-    chosen = next((c for c in detail.claims if c.unit_id == state.unit), None)
+    chosen = claim_unit(detail, state.claim)
     if chosen is not None:
         origin = f"extracted by {chosen.claim_set}; " if chosen.claim_set else ""
         label = f"{source} label" if chosen.label is not None or chosen.score is not None else f"no {source} label"
@@ -287,6 +309,7 @@ def show(ctx: shell.PageContext, detail: Detail, state: DetailState, filters: Fi
     returns the state the widgets now hold."""
     source, asked = filters.source, unit_tags.asked_for(filters)
     state, notes = resolve_selection(detail, state)
+    notes += _unusable(detail, state)
     for note in notes:
         st.warning(md_escape(note), icon=":material/link_off:")
     _header(detail, source)

@@ -17,7 +17,7 @@ from faithlens import store
 from faithlens.llm.runs import log, spec, stability
 from faithlens.llm.runs.jobs import Jobs
 from faithlens.llm.targets import Target
-from faithlens.views import arm_tables, runs
+from faithlens.views import arm_tables, run_failures, runs
 
 FAILURES_SHOWN = 200
 RELEASE_WAIT_S = 10.0
@@ -69,10 +69,21 @@ def elsewhere(ctx: shell.PageContext, run: log.RunSummary) -> bool:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def failures(db_path: str, version: str, run_id: int) -> list[log.Failure]:
-    """The first FAILURES_SHOWN items of a run whose latest attempt failed."""
+def failures(db_path: str, version: str, run_id: int) -> run_failures.Report | None:
+    """A stored run's failures counted by cause, and the first FAILURES_SHOWN of them in context."""
     with shell.root_connection(db_path).cursor() as cur:
-        return log.failures(cur, run_id, FAILURES_SHOWN)
+        run = log.summary(cur, run_id)
+        return None if run is None else run_failures.report(cur, run, FAILURES_SHOWN)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def live_failures(
+    db_path: str, dataset: str, level: str, source: str, found: tuple[log.Failure, ...]
+) -> list[run_failures.InContext]:
+    """A working run's failures (from its snapshot, in memory) with their units: unit texts do not
+    change while it works, so this is keyed on the failures themselves, not the data version."""
+    with shell.root_connection(db_path).cursor() as cur:
+        return run_failures.in_context(cur, dataset, level, source, list(found))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

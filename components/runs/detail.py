@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import row_picker, shell, urlstate
+from components import exports, row_picker, shell, urlstate
 from components.markdown import md_escape
 from components.runs import data as runs_data
+from components.runs import failures as runs_failures
 from components.runs import live as runs_live
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
@@ -53,7 +54,9 @@ def _go_on(db_path: str, dataset: str, run_id: int, retry_failed: bool, budget_k
         st.session_state[_key(dataset, "error")] = exc
 
 
-def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str) -> None:
+def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str, unanswered: int) -> None:
+    """Resume (or Start) where the run can go on, with a new budget after a budget stop; beside it Retry
+    failed. A finished run whose calls failed offers Resume too: it asks only for those."""
     error = st.session_state.pop(_key(ctx.dataset, "error"), None)
     if error is not None:
         shell.show_error(error)
@@ -63,21 +66,22 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str) -> None:
         st.number_input(
             "New budget (USD) for Resume",
             min_value=0.01,
-            value=round(run.settings.budget * 2, 2),
+            value=max(round(run.settings.budget * 2, 2), 0.01),
             step=1.0,
             key=budget_key,
             help=f"The run stopped before passing its budget of ${run.settings.budget:g}; Resume goes on with this one.",
         )
     left, right = st.columns(2)
-    if state in runs.RESUMABLE:
+    if runs.offers_resume(state, unanswered):
         left.button(
-            "Resume" if state != runs.CREATED else "Start",
+            _resume_label(state, unanswered),
             key=_key(ctx.dataset, "resume", run.run_id),
             icon=":material/play_arrow:",
             type="primary",
             on_click=_go_on,
             args=(ctx.db_path, ctx.dataset, run.run_id, False, budget_key),
-            help="Asks only for the items not done yet; stored answers are never bought twice.",
+            help="Asks only for the items not done yet, and for those whose call failed (nothing was stored "
+            "for them); stored answers, refusals and unparseable ones included, are never bought twice.",
         )
     if run.failed or run.points_failed:
         right.button(
@@ -89,6 +93,14 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str) -> None:
             help="Asks the failed items again, with a new sample for answers that came back unusable; for a "
             "rewrite whose explanation points failed, only the points.",
         )
+
+
+def _resume_label(state: str, unanswered: int) -> str:
+    if state == runs.CREATED:
+        return "Start"
+    if state == runs.FINISHED:
+        return f"Resume ({unanswered:,} missing)"
+    return "Resume"
 
 
 def _links(ctx: shell.PageContext, run: log.RunSummary) -> None:
@@ -175,17 +187,19 @@ def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
     st.subheader(md_escape(f"Run {run.run_id}: {run.source}"))
     st.caption(md_escape(f"{run.level} level · {run.selection}"))
     if alive:
-        runs_live.live(run.run_id)
+        runs_live.live(run, ctx.db_path)
     else:
         state = runs.shown_state(run.state, alive=False, elsewhere=runs_data.elsewhere(ctx, run))
         runs_live.stored(run, state)
-        _actions(ctx, run, state)
-        if run.failed:
-            runs_live.failures_table(runs_data.failures(ctx.db_path, ctx.version, run.run_id), run.failed)
+        report = runs_data.failures(ctx.db_path, ctx.version, run.run_id)
+        _actions(ctx, run, state, report.breakdown.unanswered if report else 0)
+        if report is not None:
+            runs_failures.section(report.breakdown, report.rows, report.failed, run.settings, runs_data.FAILURES_SHOWN)
         if run.points_failed:
             failed = runs_data.points_failures(ctx.db_path, ctx.version, run.run_id)
             runs_live.points(runs.Progress.of_summary(run), failed)
         _agreement(ctx, run)
         _arm(ctx, run)
     _links(ctx, run)
+    exports.source_downloads(ctx.db_path, ctx.dataset, run.source, _key(ctx.dataset, "labels", run.run_id), check=True)
     _settings(run)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.markdown import md_escape
+from components.markdown import md_escape, md_with_code
 from components.runs import data as runs_data
+from components.runs import failures as runs_failures
 from faithlens.llm.runs import engine, log
-from faithlens.views import runs
+from faithlens.views import run_failures, runs
 from faithlens.views.runs import Progress
 
 POLL_S = 1.0
@@ -45,24 +46,20 @@ def failures_table(failures: list[log.Failure] | tuple[log.Failure, ...], failed
     )
 
 
-def _cancelling_key(run_id: int) -> str:
-    return f"runs.cancelling.{run_id}"
-
-
 def _cancel(run_id: int) -> None:
     """Cancel's callback: the runner stops taking items; the ones in flight are stored."""
     runs_data.jobs().cancel(run_id)
-    st.session_state[_cancelling_key(run_id)] = True
 
 
 @st.fragment(run_every=POLL_S)
-def live(run_id: int) -> None:
+def live(run: log.RunSummary, db_path: str) -> None:
     """The working run, redrawn from memory every POLL_S seconds; Cancel stops it cleanly."""
+    run_id = run.run_id
     registry = runs_data.jobs()
     now = registry.snapshot(run_id)
     if now is None or not registry.alive(run_id):
         st.rerun()
-    _live_state(now)
+    _live_state(registry.cancelling(run_id))
     figures(Progress.of_snapshot(now))
     if now.eta_s is not None:
         st.caption(f"About {runs.duration(now.eta_s).removeprefix('about ')} left at the current rate.")
@@ -78,8 +75,17 @@ def live(run_id: int) -> None:
         args=(run_id,),
         help="Stops asking; answers in flight are stored, and Resume asks only for the rest.",
     )
-    failures_table(now.failures, now.failed)
+    _live_failures(run, db_path, now)
     points(Progress.of_snapshot(now), now.points_failures)
+
+
+def _live_failures(run: log.RunSummary, db_path: str, now: engine.Snapshot) -> None:
+    """What failed so far, by cause and in context, as the stored run shows it."""
+    if not now.failures:
+        return
+    rows = runs_data.live_failures(db_path, run.dataset, run.level, run.source, now.failures)
+    breakdown = run_failures.breakdown(now.failures)
+    runs_failures.section(breakdown, rows, now.failed, run.settings, FAILURES_SHOWN)
 
 
 def points(progress: Progress, failures: list[log.Failure] | tuple[log.Failure, ...]) -> None:
@@ -91,8 +97,8 @@ def points(progress: Progress, failures: list[log.Failure] | tuple[log.Failure, 
     failures_table(failures, progress.points_failed, "Explanation points failed")
 
 
-def _live_state(now: engine.Snapshot) -> None:
-    cancelling = st.session_state.get(_cancelling_key(now.run_id))
+def _live_state(cancelling: bool) -> None:
+    """Cancelling is the worker's own flag, so every tab sees it and a resume (a new worker) clears it."""
     st.markdown("**State:** running" + (" (cancelling: storing the answers in flight)" if cancelling else ""))
 
 
@@ -103,5 +109,5 @@ def stored(run: log.RunSummary, state: str) -> None:
         reason = "the server stopped while it worked (a restart or kill); Resume asks only for what is missing"
     elif state == runs.CREATED:
         reason = "made but never started"
-    st.markdown(f"**State:** {md_escape(state)}" + (f": {md_escape(reason)}" if reason else ""))
+    st.markdown(f"**State:** {md_escape(state)}" + (f": {md_with_code(reason)}" if reason else ""))
     figures(Progress.of_summary(run))

@@ -16,15 +16,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import duckdb
-import pandas as pd
 
 from faithlens.analysis.generator_names import generator_sql, group_sql
 from faithlens.analysis.mapping import FAITHFUL, UNFAITHFUL, Mapping
 from faithlens.errors import NotFoundError
 from faithlens.store import LATEST_LABEL, execute_named, natural_key
 from faithlens.vocab import GOLD
+
+if TYPE_CHECKING:
+    # Imported where a frame is built: the CLI's `errors --help` reads DIMENSIONS and loads no pandas.
+    import pandas as pd
 
 VERDICT_PREFIX = "verdict:"
 ANY_SOURCE = "any"
@@ -184,6 +188,8 @@ def spread(
     sql = _SPREAD.format(
         carried=_carried(family), frame=_frame(family.level, dimension), group_order=natural_key("grp")
     )
+    import pandas as pd
+
     rows = execute_named(cur, sql, _params(dataset, family, tagged_by)).fetchall()
     cells = pd.DataFrame([r[:3] for r in rows if r[0] is not None], columns=["value", "group", "units"])
     groups = pd.DataFrame([r[1:] for r in rows if r[0] is None], columns=["group", "tagged", "units"])
@@ -201,6 +207,8 @@ def together(
     cur: duckdb.DuckDBPyConnection, dataset: str, family: Family, tagged_by: str | None = None
 ) -> pd.DataFrame:
     """Units carrying both values of each pair (the diagonal: units carrying the value)."""
+    import pandas as pd
+
     sql = _TOGETHER.format(carried=_carried(family))
     rows = execute_named(cur, sql, _params(dataset, family, tagged_by)).fetchall()
     return pd.DataFrame(rows, columns=["first", "second", "units"])
@@ -255,4 +263,6 @@ def judged(
         "faithful": mapping.values_to(FAITHFUL),
         "unfaithful": mapping.values_to(UNFAITHFUL),
     }
+    import pandas as pd
+
     return pd.DataFrame(execute_named(cur, sql, params).fetchall(), columns=JUDGED_COLUMNS)

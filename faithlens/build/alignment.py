@@ -26,17 +26,14 @@ read time, so its controls always act on stored data.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import duckdb
 
 from faithlens import store
 from faithlens.build.text import split_sentences, tokenize, word_count
-
-if TYPE_CHECKING:
-    import numpy as np
 
 MIN_PASSAGE_TOKENS = 6
 MAX_PASSAGE_TOKENS = 80
@@ -84,36 +81,40 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def score_matrices(sentences: list[str], choices: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """`token_set_ratio` (the score) and `token_sort_ratio` (the tie-breaker) of every sentence
-    (rows) against every passage text (columns), each 0..100."""
-    # Imported here (numpy too, below): every page imports this module (for TOP_K) but only ingest
-    # aligns, and the Overview sends its first chart before numpy is loaded.
+def _tie_break(query: str, choice: str) -> float:
+    """`token_sort_ratio` of two processed texts, at the float32 precision the scores have."""
     import numpy as np
-    from rapidfuzz import fuzz, process, utils
+    from rapidfuzz import fuzz
 
-    kwargs = {"processor": utils.default_process, "dtype": np.float32, "workers": 1}
-    by_set = process.cdist(sentences, choices, scorer=fuzz.token_set_ratio, **kwargs)
-    by_sort = process.cdist(sentences, choices, scorer=fuzz.token_sort_ratio, **kwargs)
-    return by_set, by_sort
+    return float(np.float32(fuzz.token_sort_ratio(query, choice)))
 
 
 def align(sentences: list[str], text: str, top_k: int = TOP_K) -> list[list[Match]]:
-    """For each sentence, its `top_k` best passages of `text`, best first."""
-    import numpy as np  # see score_matrices
+    """For each sentence, its `top_k` best passages of `text`, best first.
+
+    Every pair is scored in one `process.cdist` call; the tie-breaker is computed only for the passages
+    that can still make the top k (those scoring at least the k-th best), which is what a full
+    `token_sort_ratio` matrix would have decided between."""
+    # Imported here: every page imports this module (for TOP_K) but only ingest and a page's
+    # on-demand alignment align, and the Overview sends its first chart before numpy is loaded.
+    import numpy as np
+    from rapidfuzz import fuzz, process, utils
 
     spans = passages(text)
     if not spans or not sentences:
         return [[] for _ in sentences]
-    by_set, by_sort = score_matrices(sentences, [text[start:end] for start, end in spans])
+    queries = [utils.default_process(sentence) for sentence in sentences]
+    choices = [utils.default_process(text[start:end]) for start, end in spans]
+    by_set = process.cdist(queries, choices, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=1)
     keep = min(top_k, len(spans))
-    positions = np.arange(len(spans))
     result = []
-    for scores, tie_breaks in zip(by_set, by_sort, strict=True):
-        order = np.lexsort((positions, -tie_breaks, -scores))[:keep]
+    for query, scores in zip(queries, by_set.tolist(), strict=True):
+        floor = heapq.nlargest(keep, scores)[-1]
+        ties = {column: _tie_break(query, choices[column]) for column, score in enumerate(scores) if score >= floor}
+        order = sorted(ties, key=lambda column: (-scores[column], -ties[column], column))[:keep]
         result.append(
             [
-                Match(rank + 1, spans[column][0], spans[column][1], round(float(scores[column]), 2))
+                Match(rank + 1, spans[column][0], spans[column][1], round(scores[column], 2))
                 for rank, column in enumerate(order)
             ]
         )
@@ -138,6 +139,7 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
         JOIN summary s ON s.dataset = d.dataset AND s.document_id = d.document_id
         JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'sentence'
         WHERE d.dataset = ? AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], d.document_id))
+          AND coalesce(d.text, '') <> ''
         GROUP BY d.document_id, d.text
         """,
         [dataset, ids, ids],
@@ -152,13 +154,11 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
     )
     records = []
     for _document_id, text, unit_ids, unit_texts in rows:
-        if not text:
-            continue
         for unit, matches in zip(unit_ids, align(unit_texts, text), strict=True):
             records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
     if not records:
         return 0
-    import numpy as np  # see score_matrices
+    import numpy as np  # see align
 
     columns = ("dataset", "unit_id", "rank", "start_char", "end_char", "score")
     frame = {name: np.array(values) for name, values in zip(columns, zip(*records, strict=True), strict=True)}

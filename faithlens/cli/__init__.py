@@ -34,6 +34,7 @@ class Command:
 GROUPS = {
     "llm": "ask a language model about one unit, with the papers' prompts; run a method over many",
     "coding": "coding sessions: import codes, agreement, export, list sessions",
+    "demo-pack": "stored answers about chosen summaries in one file, to replay a demo offline elsewhere",
 }
 COMMANDS = (
     Command(("ingest",), "data", "build or refresh the database from data/"),
@@ -50,6 +51,7 @@ COMMANDS = (
         "reproduced",
         "every published figure FaithLens reproduces, ours beside the paper's (as the Reproduced figures page)",
     ),
+    Command(("export",), "export", "one label source of a dataset as CSV, JSON Lines or Parquet, with its units' text"),
     Command(("llm", "verify"), "llm", "verify one sentence, claim or summary"),
     Command(("llm", "rewrite"), "llm", "rewrite one sentence, claim or summary"),
     Command(("llm", "costs"), "llm", "calls, tokens and cost by model, method and day"),
@@ -59,6 +61,8 @@ COMMANDS = (
     Command(("coding", "agreement"), "coding", "inter-coder agreement of a session, overall and per code"),
     Command(("coding", "export"), "coding", "every current code of a session with its provenance"),
     Command(("coding", "sessions"), "coding", "the coding sessions, newest first, with each coder's progress"),
+    Command(("demo-pack", "export"), "packs", "the stored answers about chosen summaries or units, as one file"),
+    Command(("demo-pack", "import"), "packs", "add a pack's answers to this database's cache (one transaction)"),
 )
 
 

@@ -16,7 +16,7 @@ import duckdb
 
 from faithlens import config, store
 from faithlens.cli.options import add_db, reading
-from faithlens.coding import exchange, report, sessions
+from faithlens.coding import comments, exchange, report, sessions
 from faithlens.errors import FaithLensError
 from faithlens.vocab import LEVELS
 
@@ -57,6 +57,12 @@ def _export_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--session", required=True)
     parser.add_argument("--format", required=True, choices=exchange.FORMATS)
     parser.add_argument("--out", required=True, help="the file to write (replaced if it exists)")
+    parser.add_argument(
+        "--what",
+        choices=exchange.EXPORTS,
+        default="codes",
+        help="codes (default: one row per coder and unit) or comments (the discussion: one row per comment)",
+    )
     add_db(parser)
     parser.set_defaults(run=_export)
 
@@ -169,8 +175,12 @@ def _table(rows: list[dict], columns: tuple[str, ...]) -> str:
 def _export(args: argparse.Namespace) -> int:
     out = Path(args.out)
     with _reading(args.db) as conn:
-        written = exchange.export(conn, sessions.get(conn, args.session), args.format, out)
-    print(f"wrote {written:,} rows to {out}")
+        found = sessions.get(conn, args.session)
+        written = exchange.export(conn, found, args.format, out, args.what)
+        talked = len(comments.export_rows(conn, found)) if args.what == "codes" else 0
+    print(f"wrote {written:,} {'rows' if args.what == 'codes' else 'comments'} to {out}")
+    if talked:
+        print(f"the session also has {talked:,} comments: export them with --what comments")
     return 0
 
 

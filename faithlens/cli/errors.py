@@ -20,11 +20,13 @@ from faithlens.analysis import mapping
 from faithlens.analysis.tag_stats import ANY_SOURCE, DIMENSIONS
 from faithlens.analysis.thresholds import ALL
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
-from faithlens.views import errors
 from faithlens.vocab import LEVELS
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Imported here (and in _recall): scikit-learn and pandas are for the figures, not for --help.
+    from faithlens.views import errors
+
     with reading(args.db) as conn, conn.cursor() as cur:
         family = errors.find_family(cur, args.dataset, args.family, args.level)
         tagged_by = family.tagged_by(args.tagged_by)
@@ -61,6 +63,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _recall(cur, args: argparse.Namespace, family, tagged_by: str | None) -> dict[str, object]:
+    from faithlens.views import errors
+
     if args.reference is None:
         reference = errors.default_reference(errors.sources_at(cur, args.dataset, family), family)
     else:

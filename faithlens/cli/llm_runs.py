@@ -14,13 +14,17 @@ import json
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from faithlens import config, store
 from faithlens.cli.options import add_db, reading
 from faithlens.errors import FaithLensError
 from faithlens.llm import costs, methods, providers
-from faithlens.llm.runs import engine, estimate, log, spec, stability
-from faithlens.views import arm_tables
+from faithlens.llm.runs import engine, estimate, log, spec
+from faithlens.views import arm_tables, run_failures, runs
+
+if TYPE_CHECKING:
+    from faithlens.llm.runs import stability
 
 EXIT_CANCELLED = 130
 EXIT_STOPPED = 1
@@ -59,10 +63,10 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", help="label source name (default llm/<method>[-<variant>][-<evidence>]/<model>)")
     parser.add_argument("--batch-api", action="store_true", help="the provider's batch API, at batch prices")
     parser.add_argument(
-        "--retries",
+        "--attempts",
         type=int,
-        default=spec.RUN_RETRIES,
-        help=f"per call, on 429/5xx/lost connection (default {spec.RUN_RETRIES})",
+        help="per call, on 429/5xx/timeouts/lost connections/cut streams/bad bodies/empty answers "
+        "(default FAITHLENS_LLM_ATTEMPTS, 4)",
     )
     parser.add_argument(
         "--resume", type=int, metavar="RUN", help="go on with run RUN (its own settings; only --budget may change)"
@@ -93,11 +97,14 @@ def _spec(args: argparse.Namespace) -> spec.RunSpec:
         budget=args.budget,
         source=args.source,
         batch=args.batch_api,
-        retries=args.retries,
+        attempts=args.attempts,
     )
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Imported here: scikit-learn (a second of import) is for a finished run's agreement, not for --help.
+    from faithlens.llm.runs import stability
+
     conn = store.connect(config.db_path(args.db), create=False)
     try:
         store.catch_up(conn)
@@ -121,9 +128,11 @@ def _run(args: argparse.Namespace) -> int:
         with conn.cursor() as cur:
             agreement = stability.of_run(cur, run.run_id)
             figures = arm_tables.run_figures(cur, run.run_id)
+            stored = log.summary(cur, run.run_id)
+            failed = run_failures.report(cur, stored)
     finally:
         store.close(conn)
-    result = _result(snapshot, time.monotonic() - started, agreement)
+    result = _result(snapshot, time.monotonic() - started, agreement) | _failures_json(stored, failed)
     if figures is not None:
         result["arm"] = figures.to_json()
     print(json.dumps(result, indent=2, ensure_ascii=False) if args.json else _text(result))
@@ -185,13 +194,30 @@ def _result(now: engine.Snapshot, wall_s: float, agreement: stability.Stability 
         "output_tokens": now.output_tokens,
         "cost": now.cost,
         "wall_s": round(wall_s, 3),
-        "failures": [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in now.failures],
         "points_failed": now.points_failed,
         "points_failures": [{"unit": f.target_id, "repeat": f.repeat, "reason": f.reason} for f in now.points_failures],
     }
     if agreement is not None:
         result["self_agreement"] = agreement.to_json()
     return result
+
+
+def _failures_json(run: log.RunSummary, failed: run_failures.Report) -> dict[str, object]:
+    """A run's failures with their cause and unit, counted by cause, and what would go on with it."""
+    unanswered = failed.breakdown.unanswered
+    return {
+        **failed.to_json(),
+        "resume_offered": runs.offers_resume(run.state, unanswered),
+        "retry_failed_offered": bool(run.failed or run.points_failed),
+    }
+
+
+def _failures_text(result: dict[str, object]) -> list[str]:
+    counted = ", ".join(f"{cause} {count:,}" for cause, count in result["by_cause"].items())
+    lines = [f"by cause: {counted}" + "".join(f" (asked {e})" for e in result["endpoints"])] if counted else []
+    return lines + [
+        f"  failed, {f['cause']}: {f['unit']} (repeat {f['repeat'] + 1}): {f['detail']}" for f in result["failures"]
+    ]
 
 
 def _text(result: dict[str, object]) -> str:
@@ -201,7 +227,7 @@ def _text(result: dict[str, object]) -> str:
         f"of {result['total']:,}; {result['calls']:,} calls, {result['input_tokens']:,} in, "
         f"{result['output_tokens']:,} out, {costs.describe_cost(result['cost'])}, {result['wall_s']} s",
     ]
-    lines += [f"  failed: {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["failures"]]
+    lines += _failures_text(result)
     if result["points_failed"]:
         lines.append(f"explanation points failed for {result['points_failed']:,} done items (the rewrites count)")
         lines += [f"  {f['unit']} (repeat {f['repeat']}): {f['reason']}" for f in result["points_failures"]]
@@ -250,10 +276,13 @@ def _runs(args: argparse.Namespace) -> int:
     with reading(args.db) as conn, conn.cursor() as cur:
         found = log.summaries(cur, dataset=args.dataset)
         figures = {r.run_id: arm_tables.run_figures(cur, r.run_id) for r in found}
+        failed = {r.run_id: _failures_json(r, run_failures.report(cur, r)) for r in found}
     arm = {run_id: f.to_json() for run_id, f in figures.items() if f is not None}
     if args.json:
         rows = [
-            {**r.__dict__, "spec": json.loads(r.spec)} | ({"arm": arm[r.run_id]} if r.run_id in arm else {})
+            {**r.__dict__, "spec": json.loads(r.spec)}
+            | failed[r.run_id]
+            | ({"arm": arm[r.run_id]} if r.run_id in arm else {})
             for r in found
         ]
         print(json.dumps(rows, indent=2, default=str))
@@ -264,6 +293,8 @@ def _runs(args: argparse.Namespace) -> int:
             f"{r.done:,} done, {r.failed:,} failed of {r.total:,}; {r.calls:,} calls, {costs.describe_cost(r.cost)}"
             + (f"; explanation points failed for {r.points_failed:,}" if r.points_failed else "")
         )
+        if failed[r.run_id]["by_cause"]:
+            print("  " + _failures_text(failed[r.run_id])[0])
         if r.run_id in arm:
             print("  " + _arm_text(arm[r.run_id]))
     return 0

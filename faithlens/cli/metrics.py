@@ -16,7 +16,6 @@ from faithlens.analysis import mapping
 from faithlens.analysis.thresholds import GRID, TUNINGS
 from faithlens.cli.options import add_db, add_mapping_and_thresholds, reading, table, thresholds_option
 from faithlens.errors import FaithLensError
-from faithlens.views import compare
 from faithlens.vocab import GOLD, LEVELS
 
 
@@ -30,6 +29,9 @@ def _sources(text: str | None) -> list[str] | None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Imported here: scikit-learn and pandas (a second of import) are for the figures, not for --help.
+    from faithlens.views import compare
+
     if args.level not in LEVELS:
         raise FaithLensError(f"--level {args.level!r} is not a level", f"use one of {', '.join(LEVELS)}")
     chosen_mapping = mapping.Mapping.parse(args.mapping)

@@ -8,6 +8,12 @@ File keys: `name`, `title`, `description`, `reference` (where the codes come fro
 optional `explanation` of its own. A codebook's codes are all verdicts (a coder's codes become label
 events) or all tags (a coder's codes become tags of `family`, e.g. `ambiguity_type`).
 
+A multi-choice codebook has a none code, `none` (the key; "none" unless the file says otherwise): the
+answer "none of the codes applies" (TofuEval's faithful sentences have no error type). It is a code like
+any other for progress and agreement, and excludes every other code on a unit. When the file lists no
+code with that key, one is added last ("None applies"). A stored codebook without `none` (saved before
+it existed) is read as it was, so its version stays the one its sessions recorded.
+
 `version` hashes the content, so a code records exactly the definitions it was made with and an
 edit makes a new version.
 """
@@ -31,9 +37,12 @@ from faithlens.vocab import VERDICTS
 CHOICES = ("single", "multi")
 EXPLANATIONS = ("none", "optional", "required")
 NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-CODEBOOK_KEYS = ("name", "title", "description", "reference", "choice", "family", "explanation", "codes")
+CODEBOOK_KEYS = ("name", "title", "description", "reference", "choice", "family", "explanation", "none", "codes")
 CODE_KEYS = ("key", "name", "verdict", "definition", "example", "explanation")
 RESERVED_KEYS = frozenset({"", "skip"})
+NONE_KEY = "none"
+NONE_NAME = "None applies"
+NONE_DEFINITION = "None of the other codes applies to this unit."
 
 
 @dataclass(frozen=True)
@@ -56,6 +65,8 @@ class Codebook:
     reference: str = ""
     choice: str = "single"
     family: str | None = None
+    none: str | None = None
+    """The key of the none code (multi-choice only): chosen alone, it says no other code applies."""
 
     @property
     def version(self) -> str:
@@ -84,6 +95,9 @@ class Codebook:
     def as_dict(self) -> dict[str, Any]:
         body = dataclasses.asdict(self)
         body["codes"] = [dataclasses.asdict(code) for code in self.codes]
+        if self.none is None:
+            # Left out, not null: a codebook without a none code hashes as it did before the field existed.
+            del body["none"]
         return body
 
     def to_json(self) -> str:
@@ -91,7 +105,7 @@ class Codebook:
 
     @classmethod
     def from_json(cls, text: str) -> Codebook:
-        return parse(json.loads(text), "stored codebook")
+        return parse(json.loads(text), "stored codebook", stored=True)
 
 
 class _UniqueKeyLoader(yaml.SafeLoader):
@@ -180,8 +194,29 @@ def _code(name: str, index: int, body: Any, default_explanation: str) -> Code:
     )
 
 
-def parse(body: Any, name: str) -> Codebook:
-    """Check a codebook's fields (from YAML, JSON, the editor or the database) and build it."""
+def _none_code(name: str, body: dict, choice: str, codes: tuple[Code, ...], explanation: str, stored: bool):
+    """The none code's key and the codes with it (added last when no code has that key)."""
+    given = body.get("none")
+    if choice == "single":
+        if given is not None:
+            raise InputError(name, "none", "a single-choice codebook has no none code; leave `none` out")
+        return None, codes
+    if given is None and stored:
+        return None, codes
+    key = NONE_KEY if given is None else _text(name, "", body, "none")
+    if key.lower() in RESERVED_KEYS or "," in key or "|" in key:
+        raise InputError(name, "none", f"none code key {key!r} is reserved or holds ',' or '|'; pick another key")
+    if key in (code.key for code in codes):
+        return key, codes
+    # "Nothing applies" asks for no reason even where the codes require one (TofuEval's annotators explained
+    # inconsistent sentences only).
+    added = Code(key, NONE_NAME, NONE_DEFINITION, explanation="optional" if explanation == "required" else explanation)
+    return key, (*codes, added)
+
+
+def parse(body: Any, name: str, stored: bool = False) -> Codebook:
+    """Check a codebook's fields (from YAML, JSON, the editor or the database) and build it. `stored`: read
+    from the database, where a multi-choice codebook without `none` predates the none code and keeps none."""
     if not isinstance(body, dict):
         raise InputError(name, "", "expected a codebook mapping (name, title, choice, codes, ...)")
     refuse_unknown(name, "", body, CODEBOOK_KEYS, "codebook field")
@@ -207,6 +242,7 @@ def parse(body: Any, name: str) -> Codebook:
         raise InputError(name, "codes", f"code {with_verdict[0]!r} has a verdict in a tag codebook (family set)")
     if family is None and choice == "multi":
         raise InputError(name, "choice", "a verdict codebook is single-choice; set `family` for multi-choice tags")
+    none, codes = _none_code(name, body, choice, codes, explanation, stored)
     return Codebook(
         name=cb_name,
         title=_text(name, "", body, "title"),
@@ -215,4 +251,5 @@ def parse(body: Any, name: str) -> Codebook:
         reference=_text(name, "", body, "reference", required=False) or "",
         choice=choice,
         family=family,
+        none=none,
     )

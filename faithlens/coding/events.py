@@ -14,18 +14,14 @@ import duckdb
 
 from faithlens import store
 from faithlens.coding import library, modes
+from faithlens.coding.checks import CodingError, check_codes, require_note
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.labels import LabelWrite, label_writes, write_labels
 from faithlens.coding.sessions import ADJUDICATED, Session, check_coder
-from faithlens.errors import FaithLensError
 
 ACTIONS = ("code", "undo", "import", "adjudicate")
 LATEST_CODE = "QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1"
 """The current-code rule: the latest event of each (coder, unit) of a session; every reader applies it."""
-
-
-class CodingError(FaithLensError):
-    """A code the session cannot take: an unknown code, a missing required explanation, a unit outside it."""
 
 
 @dataclass(frozen=True)
@@ -54,25 +50,6 @@ class Current:
     action: str = "code"
 
 
-def _require_note(book: Codebook, codes: tuple[str, ...], note: str | None, where: str) -> None:
-    for key in codes:
-        if book.code(key).explanation == "required" and not (note or "").strip():
-            raise CodingError(f"{where}: the code {key!r} needs an explanation", "give an explanation (the note)")
-
-
-def _check_codes(book: Codebook, codes: tuple[str, ...], where: str) -> tuple[str, ...]:
-    unknown = [key for key in codes if key not in book.keys]
-    if unknown:
-        raise CodingError(f"{where}: unknown code {unknown[0]!r}", f"use one of {', '.join(book.keys)} ({book.name})")
-    if len(set(codes)) != len(codes):
-        raise CodingError(f"{where}: a code is given twice", "give each code once")
-    if book.choice == "single" and len(codes) != 1:
-        raise CodingError(f"{where}: {book.name} takes exactly one code, got {len(codes)}", "pick one code")
-    if not codes:
-        raise CodingError(f"{where}: no code chosen", "pick at least one code, or skip the unit")
-    return tuple(key for key in book.keys if key in codes)
-
-
 def check(
     cur: duckdb.DuckDBPyConnection, session: Session, book: Codebook, sub: Submission, settled: bool = False
 ) -> Submission:
@@ -83,15 +60,15 @@ def check(
     where = f"{session.name} / {sub.unit}"
     note = (sub.note or "").strip() or None
     if settled:
-        codes = _check_offered(session, book, _check_codes(book, tuple(sub.codes), where), where)
-        _require_note(book, codes, note, where)
+        codes = _check_offered(session, book, check_codes(book, tuple(sub.codes), where), where)
+        require_note(book, codes, note, where)
         return Submission(sub.unit, codes, note, None)
     if session.mode == "line-by-line":
         return _line_by_line(cur, session, book, sub, note)
     if session.mode == "hybrid":
         return _hybrid(cur, session, book, sub, note)
-    codes = _check_codes(book, tuple(sub.codes), where)
-    _require_note(book, codes, note, where)
+    codes = check_codes(book, tuple(sub.codes), where)
+    require_note(book, codes, note, where)
     if session.mode == "arm-faithfulness":
         shown = modes.context(cur, session, sub.unit)
         text = shown.original if shown.shown == modes.ORIGINAL else shown.rewrite
@@ -125,7 +102,7 @@ def _line_by_line(cur, session: Session, book: Codebook, sub: Submission, note: 
         )
     coded = {}
     for uid in sentences:
-        codes = _check_codes(book, (given[uid].get("code"),), named[uid])
+        codes = check_codes(book, (given[uid].get("code"),), named[uid])
         sentence_note = (given[uid].get("note") or "").strip() or None
         if book.code(codes[0]).explanation == "required" and not sentence_note:
             raise CodingError(f"{named[uid]} needs an explanation ({book.code(codes[0]).name})", "say why under it")
@@ -150,8 +127,8 @@ def _hybrid(cur, session: Session, book: Codebook, sub: Submission, note: str | 
         if not isinstance(answer.get("agree"), bool) or not why:
             raise CodingError(f"{where}: suggestion {number} needs agree or disagree and why", "answer it, then save")
         judged.append({"text": text, "agree": answer["agree"], "why": why})
-    codes = _check_offered(session, book, _check_codes(book, tuple(sub.codes), where), where)
-    _require_note(book, codes, note, where)
+    codes = _check_offered(session, book, check_codes(book, tuple(sub.codes), where), where)
+    require_note(book, codes, note, where)
     return Submission(sub.unit, codes, note, {"suggestions": judged})
 
 

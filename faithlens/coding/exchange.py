@@ -1,5 +1,5 @@
 """Codes in and out of a session: every current code exported with its provenance (CSV, JSON Lines or
-Parquet) for analysis elsewhere, and codes made elsewhere (a spreadsheet, another annotation tool)
+Parquet) for analysis elsewhere, the session's discussion (its comments) likewise, and codes made elsewhere (a spreadsheet, another annotation tool)
 imported from a CSV of `unit_id, coder, code[, note]`.
 
 An import is checked in full before anything is written, row by row against the dataset, the session
@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from faithlens import store
-from faithlens.coding import events, library, sessions
+from faithlens.coding import comments, events, library, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import ADJUDICATED, Session, SessionSpec
@@ -28,6 +28,7 @@ from faithlens.store.claim_sets import claim_set_sql
 from faithlens.vocab import LEVELS
 
 FORMATS = ("csv", "jsonl", "parquet")
+EXPORTS = ("codes", "comments")
 COLUMNS = (
     "session",
     "dataset",
@@ -59,16 +60,20 @@ _CLAIM_ID = re.compile(r"#(?:c|x[^#]*c)\d+$")
 # ----------------------------------------------------------------------------------------------- export
 
 
-def export(conn: duckdb.DuckDBPyConnection, session: Session, fmt: str, out: Path) -> int:
-    """Write the session's current codes to `out` as `fmt` (csv, jsonl or parquet); returns the rows
-    written. One row per coder and unit (the adjudicated label as coder `adjudicated`), in the
-    session's reading order, then by coder with the adjudicated label last."""
+def export(conn: duckdb.DuckDBPyConnection, session: Session, fmt: str, out: Path, what: str = "codes") -> int:
+    """Write the session's current codes (or its discussion, `what="comments"`) to `out` as `fmt` (csv,
+    jsonl or parquet); returns the rows written. Codes: one row per coder and unit (the adjudicated label
+    as coder `adjudicated`), in the session's reading order, then by coder with the adjudicated label
+    last. Comments: one row per comment (`comments.EXPORT_COLUMNS`), every coder's and the adjudicator's."""
     if fmt not in FORMATS:
         raise FaithLensError(f"unknown export format {fmt!r}", f"use one of {', '.join(FORMATS)}")
+    if what not in EXPORTS:
+        raise FaithLensError(f"unknown export {what!r}", f"use one of {', '.join(EXPORTS)}")
     if not out.parent.is_dir():
         raise FaithLensError(f"{out}: the folder {out.parent} does not exist", "create it first, or write elsewhere")
-    rows = export_rows(conn, session)
-    {"csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}[fmt](rows, out)
+    rows = export_rows(conn, session) if what == "codes" else comments.export_rows(conn, session)
+    columns = COLUMNS if what == "codes" else comments.EXPORT_COLUMNS
+    {"csv": _write_csv, "jsonl": _write_jsonl, "parquet": _write_parquet}[fmt](rows, out, columns)
     return len(rows)
 
 
@@ -112,26 +117,26 @@ def _row(session: Session, code: events.Current, book: Codebook, times: tuple) -
     }
 
 
-def _write_csv(rows: list[dict], out: Path) -> None:
+def _write_csv(rows: list[dict], out: Path, columns: tuple[str, ...]) -> None:
     with out.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer = csv.DictWriter(handle, fieldnames=columns)
         writer.writeheader()
         for row in rows:
-            writer.writerow({**row, "codes": SEPARATOR.join(row["codes"])})
+            writer.writerow({**row, "codes": SEPARATOR.join(row["codes"])} if "codes" in row else row)
 
 
-def _write_jsonl(rows: list[dict], out: Path) -> None:
+def _write_jsonl(rows: list[dict], out: Path, columns: tuple[str, ...]) -> None:
     with out.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({column: row[column] for column in columns}, ensure_ascii=False) + "\n")
 
 
-def _write_parquet(rows: list[dict], out: Path) -> None:
+def _write_parquet(rows: list[dict], out: Path, columns: tuple[str, ...]) -> None:
     """Through an in-memory DuckDB (no pyarrow): the columns go in as typed lists, unnested side by side."""
-    types = {"codes": "VARCHAR[][]", "event_id": "BIGINT[]"}
-    select = ", ".join(f"unnest(?::{types.get(column, 'VARCHAR[]')}) AS {column}" for column in COLUMNS)
+    types = {"codes": "VARCHAR[][]", "event_id": "BIGINT[]", "comment_id": "BIGINT[]"}
+    select = ", ".join(f"unnest(?::{types.get(column, 'VARCHAR[]')}) AS {column}" for column in columns)
     with duckdb.connect() as memory:
-        memory.execute(f"CREATE TABLE codes AS SELECT {select}", [[row[c] for row in rows] for c in COLUMNS])
+        memory.execute(f"CREATE TABLE codes AS SELECT {select}", [[row[c] for row in rows] for c in columns])
         quoted = str(out).replace("'", "''")
         memory.execute(f"COPY codes TO '{quoted}' (FORMAT parquet)")
 

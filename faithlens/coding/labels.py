@@ -5,7 +5,10 @@ confusion matrices beside gold, evaluators and LLM runs.
 
 Mode by mode: line-by-line writes each sentence's label and the summary's; ARM faithfulness writes a
 judged rewrite to a second source `coding/<session>/<coder>/rewrite` (its text is not the unit's);
-ARM preference writes the preferred claim as a tag of `arm_preference`."""
+ARM preference writes the preferred claim as a tag of `arm_preference`. The none code of a multi-choice
+codebook ("no error") writes no tag and clears the coder's others: a tag family holds only the codebook's
+real values, as the dataset's own tags do (TofuEval tags only inconsistent sentences), while the coding
+event keeps the none code for progress, agreement and the export."""
 
 from __future__ import annotations
 
@@ -98,7 +101,7 @@ def write_labels(
             "DELETE FROM tag WHERE dataset = ? AND level = ? AND target_id = ? AND kind = ? AND source = ?",
             [session.dataset, write.level, write.target, book.family, source],
         )
-        for key in write.codes:
+        for key in (key for key in write.codes if key != book.none):
             cur.execute(
                 "INSERT INTO tag (dataset, level, target_id, kind, value, source) VALUES (?, ?, ?, ?, ?, ?)",
                 [session.dataset, write.level, write.target, book.family, key, source],

@@ -55,6 +55,9 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 UPDATES = {"document_text"}
 JSON_COLUMNS = {"attributes"}
 LIST_COLUMNS = {"source_files", "evidence", "reasons"}
+_KNOWN = {table: frozenset(columns) for table, columns in COLUMNS.items()}
+_TO_JSON = json.JSONEncoder(ensure_ascii=False).encode
+"""One encoder for every JSON and list value: `json.dumps` with an option builds a new one per call."""
 
 
 def unit_id(summary_id: str, kind: str, position: int) -> str:
@@ -73,9 +76,8 @@ class Bundle:
         """One row of `table`; its `dataset` column is this bundle's dataset."""
         if "dataset" in COLUMNS[table]:
             row = {"dataset": self.dataset, **row}
-        unknown = set(row) - set(COLUMNS[table])
-        if unknown:
-            raise ValueError(f"unknown columns for {table}: {sorted(unknown)}")
+        if not row.keys() <= _KNOWN[table]:
+            raise ValueError(f"unknown columns for {table}: {sorted(row.keys() - _KNOWN[table])}")
         self.rows[table].append(row)
 
     def extend(self, other: Bundle) -> None:
@@ -137,7 +139,7 @@ def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     for column in COLUMNS[table]:
         values = [row.get(column) for row in rows]
         if column in JSON_COLUMNS or column in LIST_COLUMNS:
-            values = [None if value is None else json.dumps(value, ensure_ascii=False) for value in values]
+            values = [None if value is None else _TO_JSON(value) for value in values]
         columns[column] = np.empty(len(values), dtype=object)
         columns[column][:] = values
     return columns

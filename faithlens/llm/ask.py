@@ -7,18 +7,17 @@ inconsistency prompts, ARM's rewrite then its explanation split into points).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import duckdb
 
 from faithlens.errors import FaithLensError
-from faithlens.llm import costs, evidence, methods, prompts, providers, records, votes
+from faithlens.llm import costs, evidence, methods, prompts, providers, records, retrying, votes
 from faithlens.llm.answers import Answer, combine
 from faithlens.llm.interpret import interpret
+from faithlens.llm.keylocks import KeyLocks
 from faithlens.llm.parsing import parse
 from faithlens.llm.targets import Target
 
@@ -41,8 +40,6 @@ class Ask:
     under that number. None: the newest stored answer (or a new sample with `fresh`)."""
     source: str | None = None
     """The label source to feed, instead of the method's `llm/<method>/<model>` name (a run's --source)."""
-    retries: int | None = None
-    """Retries of a failed call (429, 5xx, lost connection) before it counts as failed; None: the SDK's 2."""
     labels: bool = True
     """Write label events. A run's later repeats do not, so its source keeps the first repeat's verdicts."""
     fresh_points: bool = False
@@ -60,8 +57,9 @@ class _Asking:
     endpoint: providers.Endpoint
     on_text: Callable[[str], None] | None
     prices: dict[str, costs.Price]
-    gate: contextlib.AbstractContextManager = contextlib.nullcontext()
-    """Held while the provider answers (a run's limit on calls in flight), not while storing."""
+    calls: retrying.Calls | None = None
+    """A run's calls: its limit on calls in flight (held while the provider answers, not while
+    storing) and its retries of faults. None: one attempt, with the SDK's own retries."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def prepare(
     what: Ask,
     on_text: Callable[[str], None] | None = None,
     prices: dict[str, costs.Price] | None = None,
-    gate: contextlib.AbstractContextManager | None = None,
+    calls: retrying.Calls | None = None,
 ) -> Prepared:
     """Check that the method can judge `target` and render its prompts; no call is made."""
     method = methods.method(what.method)
@@ -108,7 +106,7 @@ def prepare(
         what = dataclasses.replace(what, evidence="none")
     endpoint = providers.Endpoint.resolve(what.provider, what.base_url)
     prices = prices if prices is not None else costs.load_prices()
-    asking = _Asking(conn, target, what, endpoint, on_text, prices, gate or contextlib.nullcontext())
+    asking = _Asking(conn, target, what, endpoint, on_text, prices, calls)
     variant = method.resolve_variant(what.variant, what.provider)
     slots = _slots(target, what)
     evidence_setting = what.evidence if method.evidence else None
@@ -286,24 +284,13 @@ def store_call(
 
 def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
     """Send the turns one by one (CoT's second turn follows the first reply), then parse strictly."""
-    template, model = request.template, asking.what.model
     messages, replies, tokens_in, tokens_out, latency = [], [], 0, 0, 0.0
     usage_known, refused = True, False
     for turn in request.turns:
         messages.append({"role": "user", "content": turn})
         if replies and asking.on_text:
             asking.on_text("\n\n")
-        with asking.gate:
-            done = providers.complete(
-                asking.endpoint,
-                model,
-                request.system,
-                messages,
-                template.temperature,
-                template.max_tokens,
-                asking.on_text,
-                retries=asking.what.retries,
-            )
+        done = _complete(asking, request, messages)
         replies.append(done.text)
         messages.append({"role": "assistant", "content": done.text})
         usage_known = usage_known and done.input_tokens is not None and done.output_tokens is not None
@@ -314,6 +301,28 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
             break
     usage = (tokens_in, tokens_out) if usage_known else None
     return finished(asking, request, sample, Received(replies, usage, refused, latency))
+
+
+def _complete(asking: _Asking, request: Request, messages: list[dict[str, str]]) -> providers.Completion:
+    """One reply: a run's call through its retries (the SDK's own off, so each attempt is seen), else
+    one call with the SDK's retries."""
+    template, what = request.template, asking.what
+
+    def send(retries: int | None = None) -> providers.Completion:
+        return providers.complete(
+            asking.endpoint,
+            what.model,
+            request.system,
+            messages,
+            template.temperature,
+            template.max_tokens,
+            asking.on_text,
+            retries=retries,
+        )
+
+    if asking.calls is None:
+        return send()
+    return retrying.complete(asking.calls, request.key, asking.endpoint, lambda: send(0))
 
 
 @dataclass(frozen=True)
@@ -362,31 +371,7 @@ def finished(asking: _Asking, request: Request, sample: int, reply: Received) ->
     )
 
 
-class _KeyLocks:
-    """One lock per request key in use, dropped when its last holder leaves."""
-
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._held: dict[str, tuple[threading.Lock, int]] = {}
-
-    @contextlib.contextmanager
-    def hold(self, key: str) -> Iterator[None]:
-        with self._guard:
-            lock, users = self._held.get(key, (threading.Lock(), 0))
-            self._held[key] = (lock, users + 1)
-        try:
-            with lock:
-                yield
-        finally:
-            with self._guard:
-                lock, users = self._held[key]
-                if users == 1:
-                    del self._held[key]
-                else:
-                    self._held[key] = (lock, users - 1)
-
-
-_KEY_LOCKS = _KeyLocks()
+_KEY_LOCKS = KeyLocks()
 
 
 def _description(request: Request) -> str:

@@ -83,13 +83,16 @@ _STORED = tuple(f.name for f in dataclasses.fields(Call) if f.name != "call_id")
 
 
 def latest(cur: duckdb.DuckDBPyConnection, key: str, sample: int | None = None) -> Call | None:
-    """The newest stored answer to this exact request (or its answer number `sample`), or None."""
+    """The newest stored answer to this exact request (or its answer number `sample`), or None.
+
+    Found by its key and sample number: a top-N over whole rows (`ORDER BY sample DESC LIMIT 1`)
+    costs DuckDB several times more, and every item of a run looks its answer up first."""
+    if sample is None:
+        sample = cur.execute("SELECT max(sample) FROM llm_call WHERE request_key = ?", [key]).fetchone()[0]
+        if sample is None:
+            return None
     found = store.fetch_one(
-        cur,
-        Call,
-        "SELECT * EXCLUDE (created_at) FROM llm_call WHERE request_key = ? AND (? IS NULL OR sample = ?) "
-        "ORDER BY sample DESC LIMIT 1",
-        [key, sample, sample],
+        cur, Call, "SELECT * EXCLUDE (created_at) FROM llm_call WHERE request_key = ? AND sample = ?", [key, sample]
     )
     if found is None:
         return None
@@ -123,18 +126,19 @@ def save(
         ).fetchone()[0]
         stored = dataclasses.replace(call, sample=next_sample(cur, call.request_key)) if taken else call
         values = [json.dumps(getattr(stored, n)) if n in _JSON_FIELDS else getattr(stored, n) for n in _STORED]
-        call_id = store.next_id(cur, "llm_call_seq")
-        cur.execute(
-            f"INSERT INTO llm_call (call_id, {', '.join(_STORED)}, created_at) VALUES (?{', ?' * len(_STORED)}, ?)",
-            [call_id, *values, store.stamp()],
-        )
+        new_id, id_params = store.new_id(cur, "llm_call_seq")
+        call_id = cur.execute(
+            f"INSERT INTO llm_call (call_id, {', '.join(_STORED)}, created_at) "
+            f"VALUES ({new_id}{', ?' * len(_STORED)}, ?) RETURNING call_id",
+            [*id_params, *values, store.stamp()],
+        ).fetchone()[0]
         if label is not None and stored.dataset is not None:
             _label(cur, stored, label, description)
         if also is not None:
             also(cur, dataclasses.replace(stored, call_id=call_id))
         return call_id
 
-    return store.write_retrying(conn, f"llm {call.method} {call.source}", body, patience_s=PAID_PATIENCE_S)
+    return store.write_grouped(conn, f"llm {call.method} {call.source}", body, patience_s=PAID_PATIENCE_S)
 
 
 def attach(conn: duckdb.DuckDBPyConnection, call: Call, label: LabelEvent, description: str) -> None:

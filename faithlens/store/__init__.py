@@ -14,7 +14,7 @@ from faithlens.store.connection import DatabaseInUseError, Holder, connect, ensu
 from faithlens.store.replica import Health, catch_up, close, is_replica, listen
 from faithlens.store.snapshot import Reading, open_for_reading
 from faithlens.store.sql import LATEST_LABEL, execute_named, fetch_all, fetch_one, natural_key
-from faithlens.store.writes import data_version, next_id, stamp, write, write_retrying
+from faithlens.store.writes import data_version, new_id, next_id, stamp, write, write_grouped, write_retrying
 
 __all__ = [
     "LATEST_LABEL",
@@ -29,6 +29,7 @@ __all__ = [
     "ensure_schema",
     "execute_named",
     "natural_key",
+    "new_id",
     "next_id",
     "fetch_all",
     "fetch_one",
@@ -39,5 +40,6 @@ __all__ = [
     "set_meta",
     "stamp",
     "write",
+    "write_grouped",
     "write_retrying",
 ]

@@ -151,6 +151,7 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
 
     The file records a digest of the schema it was last brought up to; when it is this code's, the
     statements are skipped: running them costs more than opening the file (every page's first run).
+    They run as one transaction: one commit rather than one per statement (a fresh `ingest`).
     """
     ddl, digest = _schema()
     try:
@@ -158,6 +159,17 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
             return
     except duckdb.CatalogException:  # a new file: no meta table yet
         pass
+    conn.begin()
+    try:
+        _create_schema(conn, ddl, digest)
+    except BaseException:
+        conn.rollback()
+        raise
+    conn.commit()
+
+
+def _create_schema(conn: duckdb.DuckDBPyConnection, ddl: str, digest: str) -> None:
+    """The statements of `ensure_schema`, inside its transaction."""
     conn.execute(ddl)
     conn.execute(CURRENT_LABEL_VIEW)
     found = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()

@@ -252,6 +252,26 @@ CREATE TABLE IF NOT EXISTS llm_run_event (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 
+-- Attempts of a run's calls that gave no answer (faithlens.llm.retrying), one row each as it happened:
+-- which item and request, the attempt's number (1, 2, ... per call), its cause (rate limit, server
+-- error, timeout, malformed, cut, connection, empty) and message, how long it took, how many other
+-- calls were in flight beside it, and the wait before the next attempt (NULL: none followed). The
+-- attempt that answered is the item's llm_call. Ids come from llm_run_event_seq.
+CREATE TABLE IF NOT EXISTS llm_run_attempt (
+    attempt_id BIGINT PRIMARY KEY,
+    run_id BIGINT NOT NULL,
+    target_id VARCHAR NOT NULL,
+    repeat INTEGER NOT NULL,
+    request_key VARCHAR NOT NULL,
+    attempt INTEGER NOT NULL,
+    cause VARCHAR NOT NULL,
+    message VARCHAR,
+    seconds DOUBLE,
+    in_flight INTEGER,
+    wait_s DOUBLE,
+    created_at TIMESTAMP NOT NULL
+);
+
 -- Every codebook version a session used or a lab saved: built-in ones (faithlens/coding/codebooks/)
 -- are copied here when a session first uses them, custom ones when saved; an edit is a new version.
 -- `version` hashes `body` (the codebook as JSON), so a code names exactly the definitions it was made with.
@@ -320,6 +340,22 @@ CREATE TABLE IF NOT EXISTS coding_event (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 
+CREATE SEQUENCE IF NOT EXISTS coding_comment_seq;
+
+-- Append-only discussion of a session's units: coders and the adjudicator explain their codes, most of
+-- all on disputed units. `author` is who wrote it (a coder's name, or the adjudicator's), `role` whether
+-- they wrote as a coder or as the adjudicator. In a blind session a coder reads only their own comments
+-- (faithlens.coding.comments), as they see only their own codes.
+CREATE TABLE IF NOT EXISTS coding_comment (
+    comment_id BIGINT PRIMARY KEY DEFAULT nextval('coding_comment_seq'),
+    session_id BIGINT NOT NULL,
+    unit_id VARCHAR NOT NULL,
+    author VARCHAR NOT NULL,
+    role VARCHAR NOT NULL CHECK (role IN ('coder', 'adjudicator')),
+    text VARCHAR NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
 -- People (faithlens.access), one row each, never changed: `person_id` is what events record (a coder's
 -- name in codes), `subject` the OpenID Connect `sub` of someone who signs in through a provider. How
 -- they sign in: 'oidc', 'link' (links an admin hands out), 'local' or 'cli'. Name-only coders of older
@@ -368,4 +404,31 @@ CREATE TABLE IF NOT EXISTS access_event (
     sign_in VARCHAR,                  -- sign_in: oidc, link
     made_by VARCHAR NOT NULL,         -- who made the event (the person themself for a sign-in)
     created_at TIMESTAMP NOT NULL
+);
+
+-- Demo packs (faithlens.llm.packs): stored answers carried from one database to another in one file,
+-- so a demo prepared with keys replays offline from the cache. One row per import of a pack file
+-- (`pack_sha256` is the file's digest): what it held, what it added, and what it left alone.
+CREATE TABLE IF NOT EXISTS llm_pack_import (
+    pack_sha256 VARCHAR NOT NULL,
+    file_name VARCHAR NOT NULL,
+    exported_at VARCHAR,              -- as the pack says
+    dataset VARCHAR NOT NULL,
+    answers INTEGER NOT NULL,         -- answers in the pack
+    added INTEGER NOT NULL,           -- stored by this import
+    already INTEGER NOT NULL,         -- the same answer was stored here already
+    differing INTEGER NOT NULL,       -- another answer was stored here under the same request and sample: kept, not overwritten
+    imported_by VARCHAR,
+    imported_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (pack_sha256, imported_at)
+);
+
+-- Which stored answers came from a pack, and who asked them where they were bought: llm_call.person
+-- stays NULL on an imported answer (paid for elsewhere, it counts toward no budget here), its
+-- created_at is when it was bought.
+CREATE TABLE IF NOT EXISTS llm_pack_call (
+    call_id BIGINT PRIMARY KEY,
+    pack_sha256 VARCHAR NOT NULL,
+    file_name VARCHAR NOT NULL,
+    asked_by VARCHAR
 );

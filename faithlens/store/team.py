@@ -41,6 +41,7 @@ CHANNEL = "faithlens_events"
 SHARED_SEQUENCES = (
     "coding_session_seq",
     "coding_event_seq",
+    "coding_comment_seq",
     "llm_call_seq",
     "llm_run_seq",
     "llm_run_event_seq",

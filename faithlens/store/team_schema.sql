@@ -31,6 +31,7 @@ CREATE TABLE IF NOT EXISTS faithlens_event (
 -- (A replica holding rows written without this store refuses to join it: see team.py.)
 CREATE SEQUENCE IF NOT EXISTS coding_session_seq;
 CREATE SEQUENCE IF NOT EXISTS coding_event_seq;
+CREATE SEQUENCE IF NOT EXISTS coding_comment_seq;
 CREATE SEQUENCE IF NOT EXISTS llm_call_seq;
 CREATE SEQUENCE IF NOT EXISTS llm_run_seq;
 CREATE SEQUENCE IF NOT EXISTS llm_run_event_seq;

@@ -6,11 +6,14 @@ caches themselves."""
 from __future__ import annotations
 
 import random
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import duckdb
 
@@ -81,6 +84,106 @@ def write_retrying(
             time.sleep(PAUSED_WAIT_S)
 
 
+def write_grouped(
+    conn: duckdb.DuckDBPyConnection, what: str, body: Callable[[duckdb.DuckDBPyConnection], T], patience_s: float = 0
+) -> T:
+    """`write_retrying` for many small writes of concurrent threads (a run's answers): the writes
+    waiting while another commits are committed together, one transaction with a `write_log` row
+    each, so a run pays DuckDB's begin and commit once per group rather than once per answer. Each
+    caller returns only once its write is committed, with its body's result or error: a group that
+    fails in any way runs each of its writes alone (`write_retrying`), so one write's conflict or
+    error is never another's. A replica's writes are not grouped: each is its own team store event."""
+    if replica.of(conn) is not None:
+        return write_retrying(conn, what, body, patience_s)
+    group = _group(conn)
+    mine = _Pending(what, body, patience_s)
+    with group.turn:
+        group.waiting.append(mine)
+        while not mine.settled and group.busy:
+            group.turn.wait()
+        if not mine.settled:
+            group.busy, batch, group.waiting = True, group.waiting, []
+    if not mine.settled:
+        try:
+            _commit_group(conn, batch)
+        finally:
+            with group.turn:
+                group.busy = False
+                group.turn.notify_all()
+    if mine.error is not None:
+        raise mine.error
+    return mine.result
+
+
+@dataclass
+class _Pending:
+    """One write waiting in its connection's group, and once committed (settled) its outcome."""
+
+    what: str
+    body: Callable[[duckdb.DuckDBPyConnection], Any]
+    patience_s: float
+    settled: bool = False
+    result: Any = None
+    error: BaseException | None = None
+
+
+@dataclass
+class _Group:
+    """The writes of one connection waiting to commit, and whether a thread is committing some."""
+
+    turn: threading.Condition = field(default_factory=threading.Condition)
+    waiting: list[_Pending] = field(default_factory=list)
+    busy: bool = False
+
+
+_GROUPS: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, _Group] = weakref.WeakKeyDictionary()
+_GROUPS_LOCK = threading.Lock()
+
+
+def _group(conn: duckdb.DuckDBPyConnection) -> _Group:
+    with _GROUPS_LOCK:
+        return _GROUPS.setdefault(conn, _Group())
+
+
+def _commit_group(conn: duckdb.DuckDBPyConnection, batch: list[_Pending]) -> None:
+    """Commit `batch` as one transaction; when that fails, each write alone. Every write ends settled."""
+    try:
+        results = _together(conn, batch) if len(batch) > 1 else None
+        if results is not None:
+            for pending, result in zip(batch, results, strict=True):
+                pending.result, pending.settled = result, True
+            return
+        for pending in batch:
+            try:
+                pending.result = write_retrying(conn, pending.what, pending.body, pending.patience_s)
+            except Exception as exc:  # noqa: BLE001 - handed to the thread whose write it is
+                pending.error = exc
+            pending.settled = True
+    finally:
+        for pending in batch:
+            if not pending.settled:
+                pending.error, pending.settled = RuntimeError("the write was interrupted before it committed"), True
+
+
+def _together(conn: duckdb.DuckDBPyConnection, batch: list[_Pending]) -> list[Any] | None:
+    """The bodies' results once committed in one transaction, or None when any of it failed (then
+    nothing of it is stored, and each write runs again alone)."""
+    with conn.cursor() as cur:
+        cur.begin()
+        try:
+            results = [pending.body(cur) for pending in batch]
+            rows = ", ".join(["(?)"] * len(batch))
+            cur.execute(f"INSERT INTO write_log (what) VALUES {rows}", [pending.what for pending in batch])
+        except Exception:  # noqa: BLE001 - a conflict or one body's error: the caller runs each alone
+            cur.rollback()
+            return None
+        try:
+            cur.commit()
+        except duckdb.Error:  # a conflict found at commit: DuckDB has rolled the transaction back
+            return None
+    return results
+
+
 def stamp() -> str:
     """The time of a write as its rows store it (`created_at`): given by the writer rather than each
     replica's `current_timestamp` at replay, so every replica holds the time the write was made."""
@@ -93,6 +196,15 @@ def next_id(cur: duckdb.DuckDBPyConnection, sequence: str) -> int:
     if isinstance(cur, replica.Recording):
         return cur.next_id(sequence)
     return cur.execute("SELECT nextval(?)", [sequence]).fetchone()[0]
+
+
+def new_id(cur: duckdb.DuckDBPyConnection, sequence: str) -> tuple[str, list[int]]:
+    """A new id from `sequence` as an INSERT's value: (its SQL, its parameters). A shared write takes
+    the team store's id as a `?` parameter (see `next_id`); a local one has DuckDB's `nextval` inline,
+    one statement fewer per row, which a run storing an answer per item feels."""
+    if isinstance(cur, replica.Recording):
+        return "?", [cur.next_id(sequence)]
+    return f"nextval('{sequence}')", []
 
 
 def data_version(conn: duckdb.DuckDBPyConnection) -> str:

@@ -7,12 +7,14 @@ The work is `faithlens.coding` (sessions, events, report); nothing here writes."
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import duckdb
 
 from faithlens.coding import agreement, modes
 from faithlens.coding.codebook import Codebook
+from faithlens.coding.comments import Comment
 from faithlens.coding.report import Progress
 from faithlens.coding.sessions import Session
 from faithlens.unit_filter import level_noun
@@ -220,3 +222,26 @@ def editor_body(fields: dict[str, object], rows: Sequence[dict[str, object]]) ->
     body = {name: value for name, value in fields.items() if value not in (None, "")}
     body["family"] = fields.get("family") or None
     return body | {"codes": codes}
+
+
+COMMENT_STYLE = (
+    ".fl-cmt{margin:0 0 .5rem 0;padding:.4rem .6rem;border-left:3px solid #c9ced6;background:#f7f8fa}"
+    ".fl-cmt.fl-adj{border-left-color:#8a6d00}"
+    ".fl-cmt-who{font-size:.8rem;color:#555;margin-bottom:.15rem}"
+    ".fl-cmt-text{white-space:pre-wrap;margin:0}"
+)
+
+
+def comments_markup(thread: Sequence[Comment]) -> str:
+    """A unit's comments as escaped HTML, oldest first: who (as coder or adjudicator) and when, then the
+    text as written (line breaks kept). Every author and text is escaped: a comment is typed by a person."""
+    parts = []
+    for comment in thread:
+        role = " fl-adj" if comment.role == "adjudicator" else ""
+        said = "adjudicator" if comment.role == "adjudicator" else "coder"
+        when = comment.created_at.strftime("%Y-%m-%d %H:%M")
+        parts.append(
+            f'<div class="fl-cmt{role}"><div class="fl-cmt-who"><b>{html.escape(comment.author)}</b> '
+            f'({said}) · {when}</div><p class="fl-cmt-text">{html.escape(comment.text)}</p></div>'
+        )
+    return f"<style>{COMMENT_STYLE}</style>" + "".join(parts)

@@ -350,23 +350,35 @@ def select_matches(matches: Sequence[Match], top_k: int, min_score: float) -> li
 
 
 def resolve_selection(detail: Detail, state: DetailState) -> tuple[DetailState, list[str]]:
-    """Check a link's `unit` and `sentence` against the opened summary; say what was dropped.
+    """Check a link's `unit`, `sentence` and `claim` against the opened summary; say what was dropped.
 
-    A sentence unit becomes its 1-based `sentence` number (it wins over a `sentence` that says
-    otherwise) and leaves `unit`; a claim unit stays in `unit`; a unit of another summary, or a
-    sentence number past the summary's last sentence, is dropped with a note.
+    A unit id becomes the number the page shows that unit by (a sentence unit its 1-based `sentence`, a
+    claim unit its `claim`: `…#c1` is C2), winning over a number that says otherwise, and leaves `unit`,
+    so the URL names a claim as its label does while old links open the claim they always opened. A
+    unit of another summary, or a number past the summary's sentences or claims, is dropped with a note.
     """
     summary_id = detail.summary.summary_id
-    sentence, unit, notes = state.sentence, state.unit, []
-    if unit is not None:
-        found = next((u for u in (*detail.sentences, *detail.claims) if u.unit_id == unit), None)
+    sentence, claim, notes = state.sentence, state.claim, []
+    if state.unit is not None:
+        found = next((u for u in (*detail.sentences, *detail.claims) if u.unit_id == state.unit), None)
         if found is None:
-            notes.append(ignored("unit", unit, f"not a unit of summary {summary_id}, so none is selected"))
-            unit = None
+            notes.append(ignored("unit", state.unit, f"not a unit of summary {summary_id}, so none is selected"))
         elif found.kind == "sentence":
-            sentence, unit = found.position + 1, None
+            sentence = found.position + 1
+        else:
+            claim = found.position + 1
     if sentence is not None and sentence > len(detail.sentences):
         count = f"{len(detail.sentences)} sentences" if detail.sentences else "no sentences"
         notes.append(ignored("sentence", str(sentence), f"summary {summary_id} has {count}, so none is selected"))
         sentence = None
-    return replace(state, summary=summary_id, sentence=sentence, unit=unit), notes
+    if claim is not None and claim_unit(detail, claim) is None:
+        count = f"{len(detail.claims)} claims" if detail.claims else "no claims"
+        why = f"summary {summary_id} has no claim C{claim} ({count}), so none is selected"
+        notes.append(ignored("claim", str(claim), why))
+        claim = None
+    return replace(state, summary=summary_id, sentence=sentence, claim=claim, unit=None), notes
+
+
+def claim_unit(detail: Detail, number: int | None) -> UnitView | None:
+    """The claim the page calls C`number` (its position is `number` - 1, one numbering across claim sets)."""
+    return next((c for c in detail.claims if c.position + 1 == number), None) if number is not None else None

@@ -151,8 +151,8 @@ def summary_to_open(wanted: DetailState, ids: Sequence[str], picked: str | None,
     """What the detail shows: a summary just picked in the list or by Previous/Next; else the one
     the URL names, unless the user has just changed a filter that excludes it; else the first match."""
     if picked is not None:
-        return Opened(replace(wanted, summary=picked, sentence=None, unit=None), True)
+        return Opened(replace(wanted, summary=picked, sentence=None, claim=None, unit=None), True)
     if wanted.summary is not None and not (filters_changed and wanted.summary not in ids):
         return Opened(wanted, True)
     first = ids[0] if ids else None
-    return Opened(replace(wanted, summary=first, sentence=None, unit=None), False)
+    return Opened(replace(wanted, summary=first, sentence=None, claim=None, unit=None), False)

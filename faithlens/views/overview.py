@@ -75,13 +75,16 @@ def build(cur: duckdb.DuckDBPyConnection, dataset: str) -> Overview:
     return Overview(build_headline(cur, dataset), build_label_figures(cur, dataset))
 
 
-def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str) -> Headline:
+def build_headline(cur: duckdb.DuckDBPyConnection, dataset: str, info: catalog.DatasetInfo | None = None) -> Headline:
     """Counts, what is missing and the generator tables: computed apart from the label figures so
-    the page can draw its first chart before the slower label distributions are ready."""
-    found = catalog.list_datasets(cur, dataset)
-    if not found:
-        raise NotFoundError(f"no dataset named {dataset!r} is loaded", "pick one in the sidebar")
-    (info,) = found
+    the page can draw its first chart before the slower label distributions are ready. `info` is the
+    dataset's entry of `catalog.list_datasets` when the caller has it (the page's sidebar list, read
+    at the same data version), which spares counting it again."""
+    if info is None:
+        found = catalog.list_datasets(cur, dataset)
+        if not found:
+            raise NotFoundError(f"no dataset named {dataset!r} is loaded", "pick one in the sidebar")
+        (info,) = found
     n_labels = cur.execute("SELECT count(*) FROM current_label WHERE dataset = ?", [dataset]).fetchone()[0]
     counts = Counts(
         info.documents,

@@ -24,6 +24,7 @@ ALL = "all"
 EXPLORE = "explore"
 SPLIT = "split:"
 CREATED = "created"
+FINISHED = "finished"
 RESUMABLE = (log.INTERRUPTED, "cancelled", "budget", "stopped", CREATED)
 """States a run can go on from (Resume asks only for what is missing)."""
 ELSEWHERE = "running on another server"
@@ -132,6 +133,13 @@ def shown_state(state: str, alive: bool, elsewhere: bool = False) -> str:
     if state != "running":
         return state
     return ELSEWHERE if elsewhere else log.INTERRUPTED
+
+
+def offers_resume(state: str, unanswered: int) -> bool:
+    """Resume goes on from a state a run can go on from, and from a finished run whose failures include
+    calls that failed with nothing stored (rate limit, server error, timeout...): it asks only for those,
+    while Retry failed also asks the stored refusals and unparseable answers for a new sample."""
+    return state in RESUMABLE or (state == FINISHED and unanswered > 0)
 
 
 def working_elsewhere(run: log.RunSummary, shared: bool, now: datetime) -> bool:

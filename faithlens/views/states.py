@@ -26,14 +26,17 @@ class OverviewState:
 
 @dataclass(frozen=True)
 class DetailState:
-    """The detail view's URL state: which summary, which sentence (1-based), which unit (by id,
-    as links from Compare name it), and how the stored alignment and the n-gram overlap are shown.
+    """The detail view's URL state: which summary, which sentence and which claim (each by the number
+    the page shows: `sentence=3` is S3, `claim=2` is C2), or a unit by its stored id (`unit=`, as older
+    links name it: `…#c1` is C2, since stored ids count from 0), and how the stored alignment and the
+    n-gram overlap are shown.
 
-    `unit` is checked against the opened summary by `resolve_selection`, which turns a sentence
-    unit into `sentence` and keeps only a claim in `unit`."""
+    `unit` is checked against the opened summary by `resolve_selection`, which turns it into
+    `sentence` or `claim`, so the page's own URL always names what its labels say."""
 
     summary: str | None = None
     sentence: int | None = param(bounds=(1, 10_000))
+    claim: int | None = param(bounds=(1, 10_000))
     unit: str | None = None
     passages: int = param(3, bounds=(1, TOP_K))
     min_score: int = param(0, bounds=(0, 100))

@@ -1,5 +1,5 @@
 """Explore in a real browser: a summary deep link opens cold and warm, labels are visibly coloured,
-a claim named in the link is visibly marked, hostile dataset text shows literally without
+a claim named in the link (by its number, or by an older link's stored id) is visibly marked, hostile dataset text shows literally without
 running, loading or overlaying anything, and after a Tags filter the matching sentences say so, with
 a model's extracted claims apart from the dataset's."""
 
@@ -55,9 +55,11 @@ def test_summary_deep_link_opens_cold_and_warm_with_labels_coloured(
     helpers.assert_no_exception(page)
 
 
-def test_a_claim_unit_link_opens_with_the_claim_marked_and_keeps_it_in_the_url(
+def test_an_old_claim_unit_link_opens_the_same_claim_and_the_url_names_it_as_its_label(
     page: Page, app_url: str, screenshot_dir: Path
 ) -> None:
+    """Stored claim ids count from 0 and the page numbers claims from 1: `unit=…#c{n}` still opens the claim
+    it always opened, C{n+1}, and the page's URL then says `claim={n+1}`, as the label does."""
     book, models = next(iter(raw.fables_books().items()))
     model, summary = next(iter(models.items()))
     summary_id = f"{book} / {model}"
@@ -76,7 +78,13 @@ def test_a_claim_unit_link_opens_with_the_claim_marked_and_keeps_it_in_the_url(
     outline = "el => getComputedStyle(el).outlineStyle"
     assert chosen.evaluate(outline) == "solid"
     assert page.locator(".fl-claims li:not(.fl-selected)").first.evaluate(outline) == "none"
-    expect(page).to_have_url(re.compile(r"[?&]unit=" + re.escape(urlencode({"u": unit_id})[2:]) + "(&|$)"))
+    label = f"C{int(number) + 1}"
+    expect(chosen.locator("b").first).to_have_text(label)
+    expect(page.get_by_test_id("stMarkdown").filter(has_text=f"Chosen claim {label}")).to_be_visible()
+    expect(page).to_have_url(re.compile(rf"[?&]claim={int(number) + 1}(&|$)"))
+    assert "unit=" not in page.url
+    helpers.open_app(page, page.url)
+    expect(page.locator(".fl-claims li.fl-selected")).to_contain_text(claim)
     helpers.screenshot(page, screenshot_dir, "explore_fables_claim_chosen")
 
 

@@ -46,6 +46,17 @@ def test_the_command_list_imports_no_library() -> None:
     assert _loaded("llm", "--help") == set(), "a group's list of actions comes from COMMANDS too"
 
 
+SLOW_TO_LOAD = {"sklearn", "scipy", "pandas", "pyarrow", "statsmodels", "psycopg", "openai", "anthropic"}
+"""The libraries that cost a command's start a second or more between them; a command's own --help loads
+none of them (its options come from light modules; its body imports the rest when it runs)."""
+
+
+@pytest.mark.parametrize("command", cli.COMMANDS, ids=lambda c: " ".join(c.words))
+def test_every_command_s_help_loads_no_slow_library(command: cli.Command) -> None:
+    loaded = _loaded(*command.words, "--help")
+    assert loaded & SLOW_TO_LOAD == set(), f"`{' '.join(command.words)} --help` imported {sorted(loaded)}"
+
+
 def test_stats_and_ingest_load_neither_scikit_learn_nor_pandas(built_db: Path, tmp_path: Path) -> None:
     assert _loaded("stats", "--json", "--db", str(built_db)) == {"duckdb"}
     ingest = _loaded("ingest", "--db", str(tmp_path / "fresh.duckdb"))

@@ -224,8 +224,14 @@ def test_a_links_unit_is_resolved_against_the_opened_summary(cur) -> None:
         return explore_detail.resolve_selection(detail, state)
 
     assert resolve(unit=f"{sid}#s4", sentence="2") == (DetailState(summary=sid, sentence=5), [])
-    claim = f"{sid}#c{len(record['claims']) - 1}"
-    assert resolve(unit=claim, sentence="2") == (DetailState(summary=sid, sentence=2, unit=claim), [])
+    last = len(record["claims"])
+    claim = f"{sid}#c{last - 1}"
+    assert resolve(unit=claim, sentence="2") == (DetailState(summary=sid, sentence=2, claim=last), []), (
+        "a stored id counts from 0; the URL names the claim by its label, C<n>"
+    )
+    assert resolve(unit=claim, claim="1") == (DetailState(summary=sid, claim=last), []), "the unit wins"
+    state, notes = resolve(claim=str(last + 1))
+    assert state == DetailState(summary=sid) and f"no claim C{last + 1} ({last} claims)" in notes[0]
     other = next(i for i in storysumm_records() if i != sid)
     state, notes = resolve(unit=f"{other}#c0", sentence="2")
     assert state == DetailState(summary=sid, sentence=2) and len(notes) == 1 and other in notes[0]

@@ -332,7 +332,7 @@ def test_empty_imported_dataset_page_shows_what_is_missing(
 
 
 def test_core_errors_show_the_one_error_box(app_test, monkeypatch) -> None:
-    def broken(cur, dataset):
+    def broken(cur, dataset, info=None):
         raise FaithLensError("the overview broke", "rebuild the database")
 
     monkeypatch.setattr(overview, "build_headline", broken)

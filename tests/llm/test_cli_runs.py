@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 from sklearn.metrics import balanced_accuracy_score, cohen_kappa_score
 
+from tests import raw
 from tests.llm.conftest import OPENAI_KEY, ROOT
 from tests.llm.runs_support import (
     PerSummary,
@@ -76,7 +77,7 @@ def test_a_run_the_dataset_cannot_feed_is_refused_in_one_line(server: LLMServer,
     refused = faithlens([*args, "--provider", "openai", "--model", "gpt-4o", "--db", str(db_copy)], env)
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1 and "transcripts" in refused.stderr
-    assert server.requests == []
+    assert model_requests(server.requests) == [], "no model was asked"  # a stray health probe of a reused port is no call
 
 
 def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:
@@ -141,3 +142,39 @@ def test_ctrl_c_stops_cleanly_and_the_same_command_resumes(server: LLMServer, db
         stopped["done"],
         len(val) - stopped["done"],
     )
+
+
+def test_run_and_runs_json_list_the_failures_with_their_cause_and_unit(server: LLMServer, db_copy: Path) -> None:
+    val = storysumm_summaries("val")
+    faults = {
+        val[0].summary_id: ("rate limit", Reply(status=429, headers={"retry-after-ms": "10"})),
+        val[1].summary_id: ("server error", Reply(status=500, message="upstream exploded")),
+        val[2].summary_id: ("refused", Reply(refusal=True)),
+    }
+    server.responder = PerSummary(lambda s, _: faults[s.summary_id][1] if s.summary_id in faults else verdict(s), "val")
+    env = environment(server, OPENAI_API_KEY=OPENAI_KEY, FAITHLENS_LLM_ATTEMPTS="1")
+    done = faithlens(run_args(db_copy, "--split", "val"), env)
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    expected = {unit: cause for unit, (cause, _) in faults.items()}
+    assert {f["unit"]: f["cause"] for f in record["failures"]} == expected
+    assert record["by_cause"] == {"rate limit": 1, "server error": 1, "refused": 1}
+    assert record["endpoints"] == [f"openai at {server.openai_base_url}"]
+    assert (record["failed_without_answer"], record["resume_offered"], record["retry_failed_offered"]) == (
+        2,
+        True,
+        True,
+    )
+    records = raw.storysumm_records()
+    for failure in record["failures"]:
+        assert failure["document"] == f"Story {records[failure['unit']]['story-id']}"
+        assert failure["generator"] == records[failure["unit"]]["model"]
+        assert not failure["detail"].startswith("openai")
+
+    listed = faithlens(["llm", "runs", "--dataset", "storysumm", "--json", "--db", str(db_copy)], env)
+    assert listed.returncode == 0, listed.stderr
+    (run,) = json.loads(listed.stdout)
+    assert (run["state"], run["by_cause"], run["resume_offered"]) == ("finished", record["by_cause"], True)
+    assert [f["unit"] for f in run["failures"]] == [f["unit"] for f in record["failures"]]
+    text = faithlens(["llm", "runs", "--dataset", "storysumm", "--db", str(db_copy)], env).stdout
+    assert "by cause: rate limit 1, server error 1, refused 1" in text

@@ -92,7 +92,7 @@ REASONS = {
     2: "not valid JSON",
     3: "empty",
     4: "refused",
-    5: "connection failed",
+    5: "cut off",
     6: "no answer in time",
     7: "parse_failure",
 }
@@ -102,10 +102,11 @@ def test_faults_are_listed_with_their_reason_and_a_retry_buys_only_what_failed(
     llm_env: LLMServer, conn, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FAITHLENS_LLM_TIMEOUT", "1")
+    monkeypatch.setenv("FAITHLENS_LLM_BACKOFF", "0.01")
     val = storysumm_summaries("val")
     faulty = {val[n].summary_id: fault for n, fault in FAULTS.items()}
     llm_env.responder = PerSummary(lambda s, attempt: faulty.get(s.summary_id, lambda _: verdict(s))(attempt), "val")
-    run_id = engine.create_run(conn, binary(llm_env, retries=1), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, attempts=2), spec.Selection(split="val"))
     first = execute(conn, run_id)
 
     assert first.done + first.failed == first.total == len(val)

@@ -24,6 +24,7 @@ class Reply:
     # Non-streaming: drop it without sending a response at all.
     cut_after: int | None = None
     malformed: bool = False  # status 200 whose body (or first stream event) is not JSON
+    reset: bool = False  # close the connection before any response (a connection reset)
     # openai: `message.refusal` = text (or REFUSAL_TEXT) and `content` null.
     # anthropic: stop_reason "refusal" and no content blocks (text ignored).
     refusal: bool = False

@@ -10,6 +10,7 @@ import sys
 import threading
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -71,17 +72,26 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(request, owner._next_reply(request))
 
     def _answer(self, request: Request, reply: Reply) -> None:
-        if reply.delay and self.server.owner._stopping.wait(reply.delay):
+        owner = self.server.owner
+        if owner.single_slot:
+            with owner._one_at_a_time() as interrupted:
+                if reply.delay and interrupted.wait(reply.delay):
+                    reply = Reply("", headers=reply.headers)  # what an interrupted request gets: 200, no text
+                return self._reply(request, reply)
+        if reply.delay and owner._stopping.wait(reply.delay):
             self.close_connection = True
             return
+        self._reply(request, reply)
+
+    def _reply(self, request: Request, reply: Reply) -> None:
         try:
             if reply.status != 200:
                 error = wire.error_body(request.protocol, reply.status, reply.message)
                 self._json(reply.status, error, reply.headers)
-            elif reply.cut_after is not None and not request.stream:
+            elif reply.reset or (reply.cut_after is not None and not request.stream):
                 raise _Cut
             elif request.stream:
-                self._stream(wire.stream_events(request, reply), reply)
+                self._stream(wire.stream_events(request, reply, self.server.owner.stream_usage), reply)
             elif reply.malformed:
                 self._send(200, wire.MALFORMED.encode(), "application/json", reply.headers)
             else:
@@ -159,6 +169,12 @@ class LLMServer:
     outcomes, lines); `files` maps id -> `StoredFile` (OpenAI uploads and output/error files).
     A cancel before completion answers no line: the next retrieve ends the batch with all lines
     canceled; a cancel after the end is a 409. `reset` keeps batches and files.
+
+    Local servers: `single_slot=True` answers one request at a time, and a request that arrives
+    interrupts the one in flight (and any waiting), which then answers 200 with no text at once, as
+    llama.cpp's and llama-cpp-python's servers do by default; a reply's `delay` is its generation
+    time. `stream_usage=False` ignores `stream_options.include_usage` (llama-cpp-python does), so
+    streams carry no token counts while whole answers do.
     """
 
     def __init__(
@@ -168,8 +184,13 @@ class LLMServer:
         default_text: str = "Yes",
         models: tuple[str, ...] = DEFAULT_MODELS,
         batch_polls: int = 1,
+        single_slot: bool = False,
+        stream_usage: bool = True,
     ) -> None:
         self.responder = responder
+        self.single_slot, self.stream_usage = single_slot, stream_usage
+        self._slot = threading.Lock()
+        self._newest: threading.Event | None = None
         self.default_text = default_text
         self.models = models  # what GET /v1/models lists
         self.batch_polls = batch_polls  # read when a batch is created
@@ -191,6 +212,9 @@ class LLMServer:
         if self._server is None:
             return
         self._stopping.set()
+        with self._lock:
+            if self._newest is not None:
+                self._newest.set()
         self._server.shutdown()
         for sock in list(self._server.open_sockets):
             try:
@@ -242,6 +266,18 @@ class LLMServer:
             self._queue.clear()
             self.requests.clear()
 
+    @contextmanager
+    def _one_at_a_time(self) -> Iterator[threading.Event]:
+        """The single slot: interrupt whoever holds or awaits it, then wait for it. Yields the event
+        that a later request (or the server stopping) sets to interrupt this one."""
+        mine = threading.Event()
+        with self._lock:
+            if self._newest is not None:
+                self._newest.set()
+            self._newest = mine
+        with self._slot:
+            yield mine
+
     def _record(self, request: Request) -> None:
         with self._lock:
             self.requests.append(request)
@@ -260,9 +296,18 @@ def main() -> None:
     parser.add_argument("--text", default="Yes", help="the answer to every request")
     parser.add_argument("--batch-polls", type=int, default=1, help="retrieves a batch stays in progress")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before each answer (a fixed latency)")
+    parser.add_argument(
+        "--single-slot", action="store_true", help="one request at a time; a new one interrupts it (llama.cpp)"
+    )
+    parser.add_argument("--no-stream-usage", action="store_true", help="streams carry no token counts")
     args = parser.parse_args()
     answer = Reply(args.text, delay=args.delay)
-    srv = LLMServer(responder=lambda _request: answer, batch_polls=args.batch_polls).start(args.port)
+    srv = LLMServer(
+        responder=lambda _request: answer,
+        batch_polls=args.batch_polls,
+        single_slot=args.single_slot,
+        stream_usage=not args.no_stream_usage,
+    ).start(args.port)
     print(f"openai {srv.openai_base_url}\nanthropic {srv.anthropic_base_url}", flush=True)
     try:
         threading.Event().wait()

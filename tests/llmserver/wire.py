@@ -82,14 +82,15 @@ def answer_body(request: Request, reply: Reply) -> dict[str, Any]:
     }
 
 
-def stream_events(request: Request, reply: Reply) -> Iterator[str | None]:
-    """The server-sent events of a streamed answer, one text chunk per word."""
+def stream_events(request: Request, reply: Reply, usage: bool = True) -> Iterator[str | None]:
+    """The server-sent events of a streamed answer, one text chunk per word. `usage=False` ignores
+    OpenAI's `stream_options.include_usage`, as llama-cpp-python's server does."""
     if reply.malformed:  # anthropic skips events without a name, so this one has one
         yield "event: message_start\ndata: {not JSON\n\n" if request.protocol == "anthropic" else "data: {not JSON\n\n"
     elif request.protocol == "anthropic":
         yield from _anthropic_events(request, reply)
     else:
-        yield from _openai_events(request, reply)
+        yield from _openai_events(request, reply, usage)
 
 
 def _anthropic_events(request: Request, reply: Reply) -> Iterator[str | None]:
@@ -111,10 +112,10 @@ def _anthropic_events(request: Request, reply: Reply) -> Iterator[str | None]:
     yield event("message_stop")
 
 
-def _openai_events(request: Request, reply: Reply) -> Iterator[str | None]:
+def _openai_events(request: Request, reply: Reply, usage: bool) -> Iterator[str | None]:
     """With `stream_options.include_usage`, every chunk has `usage` (null) and a last one with no
     choices carries the counts, as the OpenAI API does."""
-    include_usage = bool((request.body.get("stream_options") or {}).get("include_usage"))
+    include_usage = usage and bool((request.body.get("stream_options") or {}).get("include_usage"))
 
     def chunk(delta: dict[str, Any], finish: str | None = None, usage: dict[str, int] | None = None) -> str:
         data: dict[str, Any] = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0}

@@ -23,7 +23,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from components.coding import sessions as coding_sessions
-from faithlens.coding import events, sessions
+from faithlens.coding import comments, events, sessions
 from tests import raw
 from tests.apptest import clean
 from tests.coding import support
@@ -156,7 +156,8 @@ def test_adjudication_makes_the_adjudicated_label(db, page) -> None:
     unit = made.units[0]
     at = page(SESSIONS, session=made.name)
     prefix = f"sessions.{DATASET}.{made.name}.adjudicate"
-    assert [b.key for b in at.button if b.key.startswith(prefix)] == [f"{prefix}.{unit}.decide"], "one disagreement"
+    decides = [b.key for b in at.button if b.key.startswith(prefix) and b.key.endswith(".decide")]
+    assert decides == [f"{prefix}.{unit}.decide"], "one disagreement"
     at.selectbox(key=f"{prefix}.{unit}.codes").set_value("unfaithful").run()
     at.text_input(key=f"{prefix}.{unit}.note").input("the story says otherwise").run()
     at.button(key=f"{prefix}.{unit}.decide").click().run()
@@ -496,13 +497,20 @@ def test_the_exports_serve_the_sessions_codes(db, db_path, page) -> None:
     save_codes(db, made, {"ana": ["faithful", "na", "faithful"], "ben": ["faithful", "unfaithful", "na"]})
     at = page(SESSIONS, session=made.name)
     labels = [b.proto.label for b in at.get("download_button")]
-    assert labels == ["Download CSV", "Download JSONL", "Download PARQUET"]
-    rows = list(csv.DictReader(io.StringIO(coding_sessions._export_bytes(str(db_path), made.name, "csv").decode())))
+    assert labels == [f"Download {what} {fmt}" for what in ("codes", "comments") for fmt in ("CSV", "JSONL", "PARQUET")]
+    codes = coding_sessions._export_bytes(str(db_path), made.name, "csv", "codes").decode()
+    rows = list(csv.DictReader(io.StringIO(codes)))
     assert len(rows) == 6 and {row["coder"] for row in rows} == {"ana", "ben"}
     assert [row["codes"] for row in rows if row["coder"] == "ben"] == ["faithful", "unfaithful", "na"]
-    lines = coding_sessions._export_bytes(str(db_path), made.name, "jsonl").decode().splitlines()
+    lines = coding_sessions._export_bytes(str(db_path), made.name, "jsonl", "codes").decode().splitlines()
     assert len(lines) == 6 and json.loads(lines[0])["session"] == made.name
-    assert coding_sessions._export_bytes(str(db_path), made.name, "parquet")[:4] == b"PAR1"
+    assert coding_sessions._export_bytes(str(db_path), made.name, "parquet", "codes")[:4] == b"PAR1"
+    comments.add(db, made, made.units[1], "S2 is commentary, <b>not</b> a claim", "ana", "coder")
+    talk = coding_sessions._export_bytes(str(db_path), made.name, "csv", "comments").decode()
+    said = list(csv.DictReader(io.StringIO(talk)))
+    assert [(r["unit_id"], r["author"], r["role"], r["text"]) for r in said] == [
+        (made.units[1], "ana", "coder", "S2 is commentary, <b>not</b> a claim")
+    ]
 
 
 def test_arm_faithfulness_shows_one_variant_in_place_and_never_says_which(db, page) -> None:

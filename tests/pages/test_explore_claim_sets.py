@@ -167,9 +167,9 @@ def test_an_extracted_claim_opens_by_its_link_named_with_its_set(open_at, seeded
         for m in at.markdown
     )
     picker = at.selectbox(key=f"explore.storysumm.claim.{DANIEL}")
-    assert picker.value == first
-    assert picker.format_func(first).startswith(f"C{number} · extracted by {EXTRACTED_BY} · no label · ")
-    assert at.query_params["unit"] == first
+    assert picker.value == number
+    assert picker.format_func(number).startswith(f"C{number} · extracted by {EXTRACTED_BY} · no label · ")
+    assert at.query_params["claim"] == str(number) and "unit" not in at.query_params
 
 
 def test_tofueval_shows_only_the_extracted_set_and_never_says_gold_labels(open_at) -> None:

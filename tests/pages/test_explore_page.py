@@ -145,7 +145,9 @@ def chosen_claims(at) -> list[str]:
     return re.findall(r'<li class="fl-selected" aria-current="true">(.*?)</li>', html_blocks(at), re.S)
 
 
-def test_a_claim_unit_link_marks_that_claim_and_stays_in_the_url(app_test) -> None:
+def test_an_old_claim_unit_link_marks_the_same_claim_and_the_url_names_it_as_its_label(app_test) -> None:
+    """Stored ids count claims from 0 (`#c2` is the third claim, shown as C3): an old `unit=` link opens the
+    claim it always opened, and the URL then says `claim=3`, as the label does."""
     summary_id, unit_id, claim = fables_claim(2)
     at = app_test(PAGE, dataset="fables", summary=summary_id, unit=unit_id)
     at.run()
@@ -160,15 +162,37 @@ def test_a_claim_unit_link_marks_that_claim_and_stays_in_the_url(app_test) -> No
     quotes = [q for q in claim["evidence"] if q.strip() and q.strip().lower() != "n/a"]
     assert quotes and all(html.escape(q, quote=True) in boxed for q in quotes)
     picker = at.selectbox(key=key("fables", f"claim.{summary_id}"))
-    assert picker.value == unit_id
-    assert at.query_params["unit"] == unit_id and "sentence" not in at.query_params
+    assert picker.value == 3
+    assert at.query_params["claim"] == "3" and "unit" not in at.query_params and "sentence" not in at.query_params
 
-    _, other_unit, other = fables_claim(0)
-    picker.set_value(other_unit).run()
-    assert at.query_params["unit"] == other_unit
+    _, _, other = fables_claim(0)
+    picker.set_value(1).run()
+    assert at.query_params["claim"] == "1"
     assert f"<b>C1</b> {html.escape(other['claim'], quote=True)}" in chosen_claims(at)[0]
-    at.selectbox(key=key("fables", f"claim.{summary_id}")).set_value("").run()
-    assert "unit" not in at.query_params and chosen_claims(at) == []
+    at.selectbox(key=key("fables", f"claim.{summary_id}")).set_value(0).run()
+    assert "claim" not in at.query_params and chosen_claims(at) == []
+
+
+def test_a_claim_link_opens_the_claim_its_number_names(app_test) -> None:
+    summary_id, _, claim = fables_claim(1)
+    at = app_test(PAGE, dataset="fables", summary=summary_id, claim="2")
+    at.run()
+    clean(at)
+    assert not at.warning, [w.value for w in at.warning]
+    (marked,) = chosen_claims(at)
+    assert f"<b>C2</b> {html.escape(claim['claim'], quote=True)}" in marked
+    assert at.query_params["claim"] == "2"
+
+
+def test_a_claim_number_past_the_summarys_claims_is_dropped_with_a_note(app_test) -> None:
+    summary_id, _, _ = fables_claim(0)
+    count = len(next(iter(next(iter(fables_books().values())).values()))["claims"])
+    at = app_test(PAGE, dataset="fables", summary=summary_id, claim=str(count + 1))
+    at.run()
+    clean(at)
+    notes = [unescaped(w.value) for w in at.warning]
+    assert any(f"claim='{count + 1}' in the link was ignored" in n and f"({count} claims)" in n for n in notes), notes
+    assert "claim" not in at.query_params and chosen_claims(at) == []
 
 
 def test_a_unit_of_another_summary_is_dropped_with_a_warning(app_test) -> None:
@@ -213,7 +237,8 @@ def test_compare_drill_down_links_open_explore_on_their_unit(app_test, level: st
     if level == "sentence":
         assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == position + 1
     else:
-        assert at.selectbox(key=key("storysumm", f"claim.{DANIEL}")).value == unit_id
+        assert at.selectbox(key=key("storysumm", f"claim.{DANIEL}")).value == position + 1
+        assert at.query_params["claim"] == str(position + 1), "the link names the claim as Compare's label does"
         (marked,) = chosen_claims(at)
         assert html.escape(text, quote=True) in marked
 

@@ -78,7 +78,8 @@ def test_a_split_that_fails_is_said_beside_the_rewrite_and_asked_again_alone(ope
             "Explanation points \\(ARM A\\.3\\) failed\\: parse\\_failure\\: expected points between" in warning.value
         )
         assert any(m.label == "Rewritten (r ≠ s)" and m.value == "yes" for m in at.metric)
-        assert any(m.label == "Explanation points |E|" and m.value == "?" for m in at.metric)
+        (points,) = [m for m in at.metric if m.label == "Explanation points |E|"]
+        assert (points.value, points.delta) == ("–", "not parsed"), "never a bare ?"
         again = next(b for b in at.button if b.label == "Ask for the points again")
         server.queue("<item>It says dark, as the story does.</item>")
         again.click().run()

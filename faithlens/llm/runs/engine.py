@@ -2,10 +2,14 @@
 as it arrives, keeps to the budget, and stops cleanly on cancel.
 
 Each item goes through `ask.answer`, so the LLM cache decides what is bought: an answer already stored
-(by this run before a restart, an earlier run, or an on-demand ask) is taken from it. An item whose
-call failed (429 or 5xx after the SDK's retries, a timeout, a cut stream, a body that is not JSON) has
-nothing stored and is asked again by a resume; one whose answer came back unusable (refused, empty,
-unparseable) is stored and kept failed until the user retries it. Never call Streamlit from here.
+(by this run before a restart, an earlier run, or an on-demand ask) is taken from it. A call that gave
+no answer (429, 5xx, a timeout, a lost connection, a cut stream, a body that is not JSON, an empty
+answer) is asked again within the run (`faithlens.llm.retrying`, every fault recorded in
+`llm_run_attempt`); one that kept failing through FAITHLENS_LLM_ATTEMPTS has nothing stored, is listed
+failed and asked again by a resume. An answer that came back unusable (refused, unparseable, empty
+after the last attempt) is stored and kept failed until the user retries it. An item whose call was
+cut short by the run stopping (cancel, budget, a single-slot server) stays to do. Never call Streamlit
+from here.
 """
 
 from __future__ import annotations
@@ -20,9 +24,9 @@ from dataclasses import dataclass
 import duckdb
 
 from faithlens.errors import FaithLensError
-from faithlens.llm import ask, costs, providers, records, targets
+from faithlens.llm import ask, costs, providers, records, retrying, targets
 from faithlens.llm.answers import Spend, combine
-from faithlens.llm.runs import batch, estimate, log
+from faithlens.llm.runs import attempts, batch, estimate, log
 from faithlens.llm.runs.log import Counts, Failure, ItemOutcome, StoredRun
 from faithlens.llm.runs.spec import RunSpec, Selection, run_units
 
@@ -57,6 +61,8 @@ class Snapshot(Counts):
     batch: str | None
     points_failures: tuple[Failure, ...] = ()
     """Done items whose ARM explanation points failed (`Counts.points_failed` counts them all)."""
+    retried: int = 0
+    """Attempts of this session that gave no answer (each recorded in llm_run_attempt)."""
 
 
 class Runner:
@@ -90,10 +96,16 @@ class Runner:
         self._state, self._reason, self._batch = "running", None, None
         self._stop: tuple[str, str] | None = None
         self.calibration: estimate.Calibration | None = None
-        self._calls = threading.BoundedSemaphore(run.spec.concurrency)
+        self._retried = 0
+        self._traffic = retrying.Traffic(run.spec.concurrency)
+        self._policy = retrying.Policy.from_settings(run.spec.attempts)
+        endpoint = providers.Endpoint.resolve(run.spec.provider, run.spec.base_url)
+        watching = bool(endpoint.base_url) and run.spec.concurrency > 1
+        self._watch = attempts.SlotWatch(str(endpoint), watching, lambda why: self.stop("stopped", why))
 
     def cancel(self) -> None:
         self.cancelled.set()
+        self._traffic.wake()
 
     def stopping(self) -> bool:
         return self.cancelled.is_set() or self._stop is not None
@@ -101,6 +113,7 @@ class Runner:
     def stop(self, state: str, reason: str) -> None:
         with self._lock:
             self._stop = self._stop or (state, reason)
+        self._traffic.wake()
 
     def set_batch(self, text: str | None) -> None:
         with self._lock:
@@ -207,7 +220,7 @@ class Runner:
         reserved = 0.0
         recorded: list[ItemOutcome] = []
         try:
-            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices, gate=self._calls)
+            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices, calls=self._item_calls(item))
             reserved = self._reserve(prepared, item)
             if reserved < 0:
                 return None
@@ -222,6 +235,7 @@ class Runner:
         except providers.ProviderError as exc:
             if exc.kind in STOP_KINDS:  # not the item's fault: it stays to do, for a resume once fixed
                 self.stop("stopped", f"{exc.message} ({exc.hint})" if exc.hint else exc.message)
+            if self.stopping():  # its attempts were cut short by the stop: it stays to do
                 return None
             return ItemOutcome(unit, item.repeat, "failed", exc.message), False
         except FaithLensError as exc:
@@ -230,6 +244,17 @@ class Runner:
             with self._lock:
                 self._reserved -= max(reserved, 0.0)
         return (recorded[0], True) if recorded else (ItemOutcome.of_answer(unit, item.repeat, answer), False)
+
+    def _item_calls(self, item: Item) -> attempts.ItemCalls:
+        """The item's calls: through the run's limit on calls in flight, each fault recorded."""
+        where = (self.run.run_id, item.target.target_id, item.repeat)
+        return attempts.ItemCalls(
+            self._traffic, self._policy, self.conn, where, self._watch, self.stopping, self._count_retry
+        )
+
+    def _count_retry(self, _fault: retrying.Fault) -> None:
+        with self._lock:
+            self._retried += 1
 
     def _reserve(self, prepared: ask.Prepared, item: Item) -> float:
         """Set aside this item's likely cost; -1 when that would pass the budget (the run then stops)."""
@@ -314,6 +339,7 @@ class Runner:
                 batch=self._batch,
                 points_failed=len(self._points_failures),
                 points_failures=points_failures,
+                retried=self._retried,
             )
 
 

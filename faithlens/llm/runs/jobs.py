@@ -53,6 +53,12 @@ class Jobs:
         if found is not None:
             found[0].cancel()
 
+    def cancelling(self, run_id: int) -> bool:
+        """Whether the run's current worker was asked to stop and is storing the answers in flight (a
+        resume starts a new worker, so a cancel before it does not count)."""
+        found = self._runners.get(run_id)
+        return found is not None and found[1].is_alive() and found[0].cancelled.is_set()
+
     def working(self) -> list[int]:
         with self._lock:
             return [run_id for run_id in self._runners if self.alive(run_id)]

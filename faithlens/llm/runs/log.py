@@ -11,6 +11,7 @@ import duckdb
 from faithlens import store
 from faithlens.llm import records
 from faithlens.llm.answers import Answer, Spend
+from faithlens.llm.runs import causes
 from faithlens.llm.runs.spec import RunSpec
 
 INTERRUPTED = "interrupted"
@@ -74,6 +75,30 @@ class Failure:
     reason: str
     bought: bool
     """An answer came back and is stored (refused, empty, unparseable): only a retry asks again."""
+
+    @property
+    def cause(self) -> str:
+        """Why, in the vocabulary failures are grouped by (`causes.CAUSES`)."""
+        return causes.of_reason(self.reason.removeprefix(POINTS_REASON))
+
+    @property
+    def detail(self) -> str:
+        """The reason without the provider and base URL a provider error begins with (named once above)."""
+        return causes.detail(self.reason)
+
+    @property
+    def endpoint(self) -> str | None:
+        """The provider (and base URL) a provider error names, or None."""
+        return causes.endpoint(self.reason)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "unit": self.target_id,
+            "repeat": self.repeat,
+            "cause": self.cause,
+            "reason": self.reason,
+            "answer_stored": self.bought,
+        }
 
 
 @dataclass(frozen=True)
@@ -139,21 +164,22 @@ def load(cur: duckdb.DuckDBPyConnection, run_id: int) -> StoredRun | None:
 
 
 def record_item(conn: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
-    store.write_retrying(
+    store.write_grouped(
         conn, f"run {run_id} item", lambda cur: insert_item(cur, run_id, item), patience_s=records.PAID_PATIENCE_S
     )
 
 
 def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) -> None:
     """The item event, inside a transaction the caller holds (the answer's own, when it is one call)."""
+    new_id, id_params = store.new_id(cur, "llm_run_event_seq")
     cur.execute(
-        """
+        f"""
         INSERT INTO llm_run_event (event_id, run_id, kind, target_id, repeat, status, reason, cached, call_ids, label,
                                    calls, input_tokens, output_tokens, cost_usd, created_at)
-        VALUES (?, ?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES ({new_id}, ?, 'item', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
         [
-            store.next_id(cur, "llm_run_event_seq"),
+            *id_params,
             run_id,
             item.target_id,
             item.repeat,
@@ -174,9 +200,11 @@ def insert_item(cur: duckdb.DuckDBPyConnection, run_id: int, item: ItemOutcome) 
 def record(conn: duckdb.DuckDBPyConnection, run_id: int, kind: str, status: str, reason: str | None = None) -> None:
     """A 'state' event (running, finished, cancelled, budget, stopped) or a 'batch' one (submitted, collected)."""
     with store.write(conn, f"run {run_id} {status}") as cur:
+        new_id, id_params = store.new_id(cur, "llm_run_event_seq")
         cur.execute(
-            "INSERT INTO llm_run_event (event_id, run_id, kind, status, reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            [store.next_id(cur, "llm_run_event_seq"), run_id, kind, status, reason, store.stamp()],
+            "INSERT INTO llm_run_event (event_id, run_id, kind, status, reason, created_at) "
+            f"VALUES ({new_id}, ?, ?, ?, ?, ?)",
+            [*id_params, run_id, kind, status, reason, store.stamp()],
         )
 
 
@@ -276,8 +304,8 @@ WITH items AS (
     FROM llm_run_event WHERE kind = 'item' AND {where} GROUP BY run_id
 ), points AS (
     SELECT run_id, count(*) AS points_failed FROM ({points}) GROUP BY run_id
-), states AS (
-    SELECT run_id, arg_max(status, event_id) AS state, arg_max(reason, event_id) AS reason,
+), states AS (  -- arg_max_null: a resume's 'running' has no reason, and must not show the cancel's before it
+    SELECT run_id, arg_max(status, event_id) AS state, arg_max_null(reason, event_id) AS reason,
            max(created_at) AS updated_at
     FROM llm_run_event WHERE kind = 'state' AND {where} GROUP BY run_id
 )

@@ -20,9 +20,6 @@ from faithlens.llm.ask import Ask
 from faithlens.store.claim_sets import claim_set_sql
 
 LEVELS = ("summary", "sentence", "claim")
-RUN_RETRIES = 4
-"""Retries of a call that failed with 429, 5xx or a lost connection before the item counts as failed
-(the SDKs back off and honour retry-after); on-demand asks keep the SDKs' 2, a run can wait longer."""
 MAX_CONCURRENCY = 64
 BATCH_METHODS_EXCLUDED = {
     "storysumm-cot": "its second turn follows the model's first reply",
@@ -49,7 +46,9 @@ class RunSpec:
     budget: float | None = None
     source: str | None = None
     batch: bool = False
-    retries: int = RUN_RETRIES
+    attempts: int | None = None
+    """Attempts at each call before the item counts as failed (faithlens.llm.retrying); None: the
+    FAITHLENS_LLM_ATTEMPTS setting when the run works. On-demand asks keep the SDKs' own 2 retries."""
 
     def resolved(self) -> RunSpec:
         """Checked, with the variant and the source name filled in as the run will store them."""
@@ -89,7 +88,6 @@ class RunSpec:
             fresh=retry_failed,
             sample=None if retry_failed else repeat,
             source=self.source,
-            retries=self.retries,
             labels=repeat == 0,
             fresh_points=retry_points,
         )
@@ -99,7 +97,9 @@ class RunSpec:
 
     @classmethod
     def from_json(cls, text: str) -> RunSpec:
-        return cls(**json.loads(text))
+        stored = json.loads(text)
+        stored.pop("retries", None)  # runs made before in-run retries: the SDK's count, now the setting's
+        return cls(**stored)
 
 
 def _check_numbers(spec: RunSpec) -> None:
@@ -109,8 +109,8 @@ def _check_numbers(spec: RunSpec) -> None:
         raise FaithLensError(f"repeats {spec.repeats} is out of range", "use 1 or more (2+ measures self-agreement)")
     if spec.budget is not None and not spec.budget > 0:
         raise FaithLensError(f"budget {spec.budget} is not a positive amount of US dollars", "e.g. --budget 5")
-    if spec.retries < 0:
-        raise FaithLensError(f"retries {spec.retries} is out of range", "use 0 or more")
+    if spec.attempts is not None and spec.attempts < 1:
+        raise FaithLensError(f"attempts {spec.attempts} is out of range", "use 1 (no retries) or more")
     if spec.k < 1:
         raise FaithLensError(f"k {spec.k} is out of range", "use 1 or more passages")
 
