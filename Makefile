@@ -26,9 +26,11 @@ bytecode: $(VENV)/.runtime
 	$(PY) -m compileall -q faithlens components
 
 # `local` mode (no sign-in) serves loopback only: HOST=0.0.0.0 needs FAITHLENS_AUTH=oidc or links, or FAITHLENS_MODE=demo.
+# FAITHLENS_AUTH=links serves serve.py: app.py with the sign-in link routes; every other mode serves app.py itself.
+APP_ENTRY = auth=$$($(PY) -m faithlens.access auth-mode) && entry=app.py && if [ "$$auth" = links ]; then entry=serve.py; fi
 run: ingest bytecode
 	$(PY) -m faithlens.access check-listen '$(HOST)'
-	$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+	$(APP_ENTRY) && $(PY) -m streamlit run $$entry --server.address $(HOST) --server.port $(PORT)
 
 # One of several servers sharing a team store: `make run-team EVENTS_URL=postgresql://... [PORT=8502 DB=...]`.
 # Each server keeps its own DuckDB file (DB) as a replica; the store holds codes, sessions and LLM results.
@@ -36,8 +38,8 @@ run-team: $(VENV)/.runtime bytecode
 	@test -n "$(EVENTS_URL)" || { echo "make run-team needs EVENTS_URL=postgresql://user@host:port/db" >&2; exit 2; }
 	$(PY) -m faithlens.access check-listen '$(HOST)'
 	export FAITHLENS_DB=$(or $(DB),data/faithlens.duckdb) FAITHLENS_EVENTS_URL='$(EVENTS_URL)'; \
-		$(PY) -m faithlens ingest --if-stale && \
-		$(PY) -m streamlit run app.py --server.address $(HOST) --server.port $(PORT)
+		$(PY) -m faithlens ingest --if-stale && $(APP_ENTRY) && \
+		$(PY) -m streamlit run $$entry --server.address $(HOST) --server.port $(PORT)
 
 browser-deps:
 	bash scripts/install-chromium.sh

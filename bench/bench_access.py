@@ -66,7 +66,9 @@ def _populate(conn) -> str:
 def _page_run(conn, version: str, claims=None, sealed=None) -> None:
     """What a page run adds: its actor, and the checks behind what it offers (the data version is the
     shell's already, read once per run for every cached read)."""
+    config.auth_mode()  # the shell reads the mode to know which cookie to pass (components/signin.py)
     actor = access.resolve(conn, version, claims=claims, sealed=sealed)
+    access.allowed(actor, "manage_people")  # the sidebar offers the People page to admins only
     access.allowed(actor, "code", member=True, closed=False)
     access.allowed(actor, "read_blind_others", blind=True, closed=False)
     access.allowed(actor, "ask_model", cached=False)

@@ -20,7 +20,7 @@ from pathlib import Path
 from bench.measure import Measure, environment, median_ms
 from bench.synthetic import DATASET as SYNTHETIC
 from bench.synthetic import bundled_and_synthetic
-from faithlens import config, store
+from faithlens import access, config, store
 from faithlens.coding import events, sessions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,10 +33,10 @@ def _session(db: Path, dataset: str, units: int | None, coded: int) -> sessions.
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec("bench-code", dataset, "sentence", "storysumm-faithfulness", sample=units)
-        session = sessions.create(conn, spec)
+        session = sessions.create(conn, access.cli_actor(CODER), spec)
         order = session.order_for(CODER)
         done = [(CODER, events.Submission(unit, ("faithful",))) for unit in order[:coded]]
-        events.save_many(conn, session, done, CODER, "import")
+        events.save_many(conn, access.cli_actor(CODER), session, done)
         return session
     finally:
         conn.close()
@@ -59,7 +59,7 @@ def _measure(db: Path, dataset: str, units: int | None, coded: int) -> tuple[flo
     import streamlit as st
 
     session = _session(db, dataset, units, coded)
-    with environment({config.SETTINGS["db"].env: str(db)}):
+    with environment({config.SETTINGS["db"].env: str(db), config.SETTINGS["user"].env: CODER}):
         try:
             at = _page(dataset, session)
             rerun = median_ms(at.run, repeat=REPEAT, warmup=2)

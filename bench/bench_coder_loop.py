@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from bench.measure import Measure
-from faithlens import config, store
+from faithlens import access, config, store
 from faithlens.build import ingest
 from faithlens.coding import sessions
 
@@ -48,7 +48,7 @@ def _session(db: Path) -> str:
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec("bench-loop", "storysumm", "sentence", "storysumm-faithfulness")
-        return sessions.create(conn, spec).name
+        return sessions.create(conn, access.cli_actor(), spec).name
     finally:
         conn.close()
 
@@ -63,9 +63,9 @@ def _coder_loops_s(browser, db: Path, log: Path) -> list[float]:
     from tests.browser import helpers
 
     samples = []
-    with helpers.running_server(db, log) as server:
+    with helpers.running_server(db, log, extra_env={config.SETTINGS["user"].env: CODER}) as server:
         page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-        helpers.open_app(page, f"{server.url}/code?dataset=storysumm&session=bench-loop&coder={CODER}")
+        helpers.open_app(page, f"{server.url}/code?dataset=storysumm&session=bench-loop")
         page.get_by_role("button", name=f"Join as {CODER}").click()
         helpers.wait_for_app(page)
         for position in range(1, LOOPS + 1):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from bench.measure import Measure, median_ms
 from bench.synthetic import DATASET, bundled_and_synthetic
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding import events, report, sessions
 
 SAVES = 25
@@ -33,11 +33,13 @@ def _save_ms(db: Path, dataset: str, name: str) -> float:
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec(name, dataset, "sentence", "storysumm-faithfulness", sample=SAVES + 5, seed=1)
-        session = sessions.create(conn, spec)
+        ana = access.cli_actor("ana")
+        session = sessions.create(conn, ana, spec)
+        sessions.join(conn, ana, session)
         units = itertools.cycle(session.units)
         codes = itertools.cycle((("faithful",), ("na",)))
         return median_ms(
-            lambda: events.save(conn, session, "ana", events.Submission(next(units), next(codes))),
+            lambda: events.save(conn, ana, session, events.Submission(next(units), next(codes))),
             repeat=SAVES,
             warmup=3,
         )
@@ -65,7 +67,7 @@ def _agreement_ms(db: Path) -> tuple[float, int]:
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec("bench-agreement", DATASET, "sentence", "storysumm-faithfulness", sample=UNITS)
-        session = sessions.create(conn, spec)
+        session = sessions.create(conn, access.cli_actor(), spec)
         _plant_codes(conn, session)
         found = report.session_agreement(conn, session)
         return median_ms(lambda: report.session_agreement(conn, session), repeat=5), found.overall.complete

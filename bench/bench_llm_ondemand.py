@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 from bench.measure import Measure, median_ms
-from faithlens import config, store
+from faithlens import access, config, store
 from faithlens.build import ingest
 from faithlens.llm import ask, targets
 from tests.llmserver import LLMServer
@@ -60,11 +60,11 @@ def _apply(values: dict[str, str | None]) -> None:
 def _fresh_calls(conn: duckdb.DuckDBPyConnection, target: targets.Target, what: ask.Ask) -> tuple[float, float]:
     """Median wall time of a fresh call, and median of the part outside the provider call (ms)."""
     for _ in range(WARMUP):
-        ask.ask(conn, target, what)
+        ask.ask(conn, target, what, access.cli_actor())
     walls, outside = [], []
     for _ in range(REPEAT):
         started = time.perf_counter()
-        answer = ask.ask(conn, target, what)
+        answer = ask.ask(conn, target, what, access.cli_actor())
         wall = (time.perf_counter() - started) * 1000
         walls.append(wall)
         outside.append(wall - (answer.latency_ms or 0.0))
@@ -85,7 +85,7 @@ def run() -> list[Measure]:
             what = ask.Ask("storysumm-binary", "openai", "gpt-4o", base_url=server.openai_base_url, fresh=True)
             wall, outside = _fresh_calls(conn, target, what)
             cached = ask.Ask("storysumm-binary", "openai", "gpt-4o", base_url=server.openai_base_url)
-            hit = median_ms(lambda: ask.ask(conn, target, cached), repeat=REPEAT, warmup=WARMUP)
+            hit = median_ms(lambda: ask.ask(conn, target, cached, access.cli_actor()), repeat=REPEAT, warmup=WARMUP)
             calls = conn.execute("SELECT count(*) FROM llm_call").fetchone()[0]
         finally:
             conn.close()

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bench.bench_llm_ondemand import _settings
 from bench.measure import Measure
-from faithlens import config, store
+from faithlens import access, config, store
 from faithlens.build import ingest
 from faithlens.llm import ask, targets
 from faithlens.llm.runs import engine, log, spec
@@ -60,11 +60,11 @@ def _run(conn, base_url: str, concurrency: int, model: str) -> tuple[engine.Snap
     wanted = spec.RunSpec(
         "storysumm", "summary", "storysumm-binary", "openai", model, base_url=base_url, concurrency=concurrency
     )
-    run_id = engine.create_run(conn, wanted, spec.Selection())
+    run_id = engine.create_run(conn, wanted, spec.Selection(), access.cli_actor())
     with conn.cursor() as cur:
         run = log.load(cur, run_id)
     started = time.perf_counter()
-    snapshot = engine.Runner(conn, run).execute()
+    snapshot = engine.Runner(conn, run, access.cli_actor()).execute()
     return snapshot, time.perf_counter() - started
 
 
@@ -76,7 +76,7 @@ def _bare_pool(conn, base_url: str, concurrency: int, model: str) -> float:
     with conn.cursor() as cur:
         units, _ = spec.select_units(cur, "storysumm", "summary", spec.Selection())
         found = targets.resolve_many(cur, "storysumm", "summary", units)
-    requests = [ask.prepare(conn, target, wanted.ask(0)).requests[0] for target in found]
+    requests = [ask.prepare(conn, target, wanted.ask(0), access.cli_actor()).requests[0] for target in found]
     client = openai.OpenAI(base_url=base_url, api_key="bench")
 
     def send(request: ask.Request) -> str:

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from bench.measure import Measure, environment, median_ms
-from faithlens import config
+from faithlens import access, config
 from faithlens.build import ingest
 from faithlens.llm.runs import engine, spec
 from tests.llmserver import LLMServer, Reply
@@ -67,8 +67,8 @@ def _measure(db_path: Path, server: LLMServer, latency: list[float]) -> tuple[fl
         DATASET, "sentence", "fables-verify", "openai", "gpt-4o", base_url=server.openai_base_url,
         concurrency=CONCURRENCY, repeats=2,
     )  # fmt: skip
-    run_id = engine.create_run(root, wanted, spec.Selection())
-    registry.start(root, run_id)
+    run_id = engine.create_run(root, wanted, spec.Selection(), access.cli_actor())
+    registry.start(root, run_id, access.cli_actor())
     try:
         deadline = time.monotonic() + SETTLE_TIMEOUT_S
         while registry.snapshot(run_id).done < SETTLED and time.monotonic() < deadline:

@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from bench.measure import Measure, environment, median_ms
-from faithlens import config, store
+from faithlens import access, config, store
 from faithlens.build import ingest
 from faithlens.coding import sessions
 from faithlens.llm.runs.spec import Selection
@@ -59,7 +59,7 @@ def _replicas(folder: Path) -> list[Path]:
     conn = store.connect(paths[0])
     try:
         spec = sessions.SessionSpec(SESSION, "storysumm", "sentence", "storysumm-faithfulness", selection=Selection())
-        sessions.create(conn, spec)
+        sessions.create(conn, access.cli_actor(), spec)
     finally:
         store.close(conn)
     return [Path(p) for p in paths]

@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding import events, sessions
 from faithlens.errors import WritesPausedError
 
@@ -25,6 +25,7 @@ RESAVE_S = 0.5
 
 def _code(conn, session: sessions.Session, coder: str, saves: int, think: float) -> None:
     chooser = random.Random(coder)
+    sessions.join(conn, access.cli_actor(coder), session)
     for unit in session.order_for(coder)[:saves]:
         time.sleep(chooser.uniform(0, 2 * think))
         code = chooser.choice(("faithful", "faithful", "na"))
@@ -39,7 +40,7 @@ def _save_until_saved(conn, session: sessions.Session, coder: str, sub: events.S
     """Save as a coder does: after "Not saved" (the store did not answer), save again."""
     while True:
         try:
-            return events.save(conn, session, coder, sub)
+            return events.save(conn, access.cli_actor(coder), session, sub)
         except WritesPausedError:
             time.sleep(RESAVE_S)
 

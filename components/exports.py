@@ -93,6 +93,9 @@ def _answered_line(found: packs.Answered) -> str:
 
 
 def _pack_upload(ctx: shell.PageContext) -> None:
+    if not access.allowed(ctx.actor, "import_answers"):
+        st.caption("Importing a pack is open to runners and admins; you can download packs.")
+        return
     uploaded = st.file_uploader("Import a pack", type=["json"], key="exports.pack.file")
     st.button(
         "Import pack",
@@ -100,7 +103,7 @@ def _pack_upload(ctx: shell.PageContext) -> None:
         icon=":material/upload:",
         disabled=uploaded is None,
         on_click=_import,
-        args=(ctx.db_path,),
+        args=(ctx.db_path, ctx.actor),
     )
     result = st.session_state.get(_RESULT)
     if isinstance(result, FaithLensError):
@@ -111,15 +114,13 @@ def _pack_upload(ctx: shell.PageContext) -> None:
             st.caption(md_escape(line))
 
 
-def _import(db_path: str) -> None:
+def _import(db_path: str, actor: access.Actor) -> None:
     """The Import button's callback: the core checks the whole file, then stores it in one transaction."""
     uploaded = st.session_state.get("exports.pack.file")
     if uploaded is None:
         return
     try:
-        done = packs.import_pack(
-            shell.root_connection(db_path), uploaded.name, uploaded.getvalue(), access.local_actor().id
-        )
+        done = packs.import_pack(shell.root_connection(db_path), uploaded.name, uploaded.getvalue(), actor)
         st.session_state[_RESULT] = done.lines()
     except FaithLensError as exc:
         st.session_state[_RESULT] = exc

@@ -3,6 +3,10 @@
 The core does the work (`faithlens.llm.ask`): it answers from the cache or calls the provider,
 stores the answer and its label event, and returns what to show. Model text is shown with
 `st.text` (never Markdown) or, for the rewrite's diff, as escaped markup through `st.html`.
+
+Every ask is the page's actor's (`ctx.actor`): the core checks it. A new answer is offered only to whom
+`access.allowed` lets buy one; anyone who can read replays stored answers, and is told why and what is
+stored.
 """
 
 from __future__ import annotations
@@ -17,8 +21,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from components import highlight, shell
 from components.markdown import md_escape, md_with_code
-from faithlens import config
-from faithlens.llm import ask, costs, methods, prompts, providers
+from faithlens import access, config
+from faithlens.llm import ask, costs, methods, prompts, providers, usage
 from faithlens.llm.answers import Answer
 from faithlens.llm.targets import Target
 from faithlens.views.diff import diff_html
@@ -130,16 +134,17 @@ class Job:
     error: Exception | None = None
 
 
-def _work(conn, target: Target, job: Job, kept: dict[str, Answer]) -> None:
-    """A worker thread: the core alone (it stores the answer before returning), no Streamlit call."""
+def _work(conn, target: Target, job: Job, kept: dict[str, Answer], actor: access.Actor) -> None:
+    """A worker thread: the core alone (it checks the actor and stores the answer before returning), no
+    Streamlit call."""
     try:
-        job.answer = ask.ask(conn, target, job.what, on_text=job.pieces.append)
+        job.answer = ask.ask(conn, target, job.what, actor, on_text=job.pieces.append)
         kept[job.key] = job.answer
     except Exception as exc:  # noqa: BLE001 - shown in the job's own place by the script's thread
         job.error = exc
 
 
-def ask_together(conn, target: Target, jobs: list[Job]) -> None:
+def ask_together(conn, target: Target, jobs: list[Job], actor: access.Actor) -> None:
     """Ask every job at once, one thread each, each streaming into its own place, so two models take
     as long as the slower one, not the sum. Only the script's thread draws (TECH-NOTES: no `st.*` from a
     worker): it shows each job's text as it grows until every worker is done. Each answer is stored by
@@ -149,7 +154,7 @@ def ask_together(conn, target: Target, jobs: list[Job]) -> None:
     for job in jobs:
         st.session_state.setdefault(_ASKED, {})[job.key] = job.what
     boxes = [job.place.empty() for job in jobs]
-    workers = [threading.Thread(target=_work, args=(conn, target, job, kept), daemon=True) for job in jobs]
+    workers = [threading.Thread(target=_work, args=(conn, target, job, kept, actor), daemon=True) for job in jobs]
     for worker in workers:
         worker.start()
     shown = [0] * len(jobs)
@@ -180,7 +185,7 @@ def last_answer(key: str) -> Answer | None:
     return st.session_state.get(_ANSWERS, {}).get(key)
 
 
-def show_answer(answer: Answer, key: str) -> None:
+def show_answer(answer: Answer, key: str, buying: bool = False) -> None:
     """The parsed label, the rewrite's diff and ARM signals, the explanation, and the provenance."""
     origin = "from cache (no call made)" if answer.cached else "new answer"
     st.caption(md_escape(f"{answer.source} · {origin}"))
@@ -200,7 +205,7 @@ def show_answer(answer: Answer, key: str) -> None:
         st.caption("Explanation")
         st.text(answer.explanation)
     if answer.rewrite is not None and answer.status == "ok":
-        _points(answer, key)
+        _points(answer, key, buying)
     if answer.items and answer.rewrite is None:
         st.caption(md_escape(ITEMS.get(answer.method, "Items").format(source=answer.source)))
         st.text("\n".join(f"{n}. {item}" for n, item in enumerate(answer.items, 1)))
@@ -249,8 +254,9 @@ def points_figure(answer: Answer) -> tuple[int | str, str | None, str]:
     return "–", "no explanation", "The model gave no explanation beside its rewrite, so there is nothing to split."
 
 
-def _points(answer: Answer, key: str) -> None:
-    """ARM A.3's explanation points, or why there are none; a failed split offers to ask again."""
+def _points(answer: Answer, key: str, buying: bool) -> None:
+    """ARM A.3's explanation points, or why there are none; a failed split offers to ask again to whom
+    may buy a new answer."""
     if not answer.rewritten:
         st.caption("No explanation points: r = s (the model repeated it unchanged), so ARM has nothing to mark.")
     elif answer.points is not None:
@@ -263,6 +269,8 @@ def _points(answer: Answer, key: str) -> None:
                 "an ARM preference session has no points to mark for it until they are asked again."
             )
         )
+        if not buying:
+            return
         st.button(
             "Ask for the points again",
             key=f"{key}.points_again",
@@ -273,18 +281,45 @@ def _points(answer: Answer, key: str) -> None:
         st.caption("No explanation points: the model gave no explanation beside its rewrite.")
 
 
-def panel(conn, target: Target, key: str, actions: tuple[str, ...] = methods.ACTIONS) -> Answer | None:
+def may_buy(actor: access.Actor) -> bool:
+    """Whether to offer a new answer (the core checks the ask itself)."""
+    return access.allowed(actor, "ask_model", cached=False)
+
+
+def replay_only(conn, target: Target, actor: access.Actor) -> None:
+    """Why this actor replays stored answers only, and which are stored about the target."""
+    why = (
+        "This is a public demo: it replays stored answers, and asks no model."
+        if actor.mode == "demo"
+        else f"You replay stored answers: a new answer is a paid call, open to runners and admins (you are a {actor.role})."
+    )
+    with conn.cursor() as cur:
+        stored = usage.stored_requests(cur, target.dataset, target.target_id) if target.dataset else []
+    listed = "; ".join(stored) if stored else "none about this unit"
+    st.caption(md_escape(f"{why} Stored: {listed}."))
+
+
+def panel(
+    conn, target: Target, key: str, actor: access.Actor, actions: tuple[str, ...] = methods.ACTIONS
+) -> Answer | None:
     """The whole 'Ask a model' block for one target: controls, Ask button, and the answer. Returns the
-    answer asked in this run (None when nothing was asked, or the call failed)."""
+    answer asked in this run (None when nothing was asked, or the call failed). Someone who may not buy
+    answers gets "Show stored answer" instead, and the list of what is stored."""
     chosen = method_controls(target, actions, key)
     provider, model, base_url = provider_controls("llm")
-    fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
+    buying = may_buy(actor)
+    if buying:
+        fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
+    else:
+        fresh = False
+        replay_only(conn, target, actor)
     answer_key = f"{key}:{target.dataset}:{target.target_id}"
     what = None
-    if chosen is not None and st.button("Ask", key=f"{key}.ask", type="primary", disabled=not model):
+    label = "Ask" if buying else "Show stored answer"
+    if chosen is not None and st.button(label, key=f"{key}.ask", type="primary", disabled=not model):
         method, variant, evidence = chosen
         what = ask.Ask(method.name, provider, model, variant, evidence, base_url=base_url, fresh=fresh)
-    return answer_area(conn, target, what, answer_key)
+    return answer_area(conn, target, what, answer_key, actor)
 
 
 def points_again(key: str) -> ask.Ask | None:
@@ -295,15 +330,15 @@ def points_again(key: str) -> ask.Ask | None:
     return None
 
 
-def answer_area(conn, target: Target, what: ask.Ask | None, key: str) -> Answer | None:
+def answer_area(conn, target: Target, what: ask.Ask | None, key: str, actor: access.Actor) -> Answer | None:
     """Ask now when `what` is given (the button was clicked), or ask the shown rewrite's explanation points
     again (its button was clicked), then show the latest answer kept under `key`; returns the answer
     asked in this run, if any."""
     what = what or points_again(key)
     job = Job(what, key, st.container()) if what is not None else None
     if job is not None:
-        ask_together(conn, target, [job])
+        ask_together(conn, target, [job], actor)
     answer = last_answer(key)
     if answer is not None:
-        show_answer(answer, key)
+        show_answer(answer, key, may_buy(actor))
     return job.answer if job is not None else None

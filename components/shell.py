@@ -21,9 +21,10 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
-from components import urlstate
+from components import signin, urlstate
 from components.markdown import md_escape, md_with_code
-from faithlens import config, querystate, store
+from faithlens import access, config, querystate, store
+from faithlens.access import Actor
 from faithlens.errors import FaithLensError
 from faithlens.views import catalog
 from faithlens.views.catalog import DatasetInfo
@@ -68,6 +69,8 @@ class PageContext:
     """The sidebar's line on the team store, if there is one."""
     dataset_note: str | None = None
     """Why the URL's dataset was not used, if it was not."""
+    actor: Actor | None = None
+    """Who is acting in this run (`faithlens.access.resolve`); every write and paid call takes it."""
 
 
 def show_error(exc: BaseException) -> None:
@@ -136,10 +139,14 @@ def links_resolve() -> bool:
     return _runs_from_app_py()
 
 
-def _page_links(chosen: str | None) -> None:
+def _page_links(chosen: str | None, actor: Actor | None) -> None:
+    """Links to every page `actor` may use; all of them when nobody is known (the database could not be
+    opened, so every page shows that error box)."""
     if not _runs_from_app_py():
         return
     for page in urlstate.PAGES:
+        if page.needs and actor is not None and not access.allowed(actor, page.needs):
+            continue
         st.page_link(**urlstate.link(page, page.state(dataset=chosen)), label=page.title, icon=page.icon)
 
 
@@ -218,12 +225,16 @@ def _sidebar(
     chosen: str | None,
     note: str | None = None,
     team: str | None = None,
+    actor: Actor | None = None,
+    root: duckdb.DuckDBPyConnection | None = None,
 ) -> None:
-    """The brand, page links, dataset picker (showing `chosen`, see `_choose_dataset`) and database
-    path. Without datasets (the database could not be opened) the links keep the URL's dataset."""
+    """The brand, who is signed in, page links (those `actor` may use), dataset picker (showing
+    `chosen`, see `_choose_dataset`) and database path. Without datasets (the database could not be
+    opened) the links keep the URL's dataset."""
     st.sidebar.markdown("**FaithLens**")
     with st.sidebar.container():
-        _page_links(chosen or urlstate.url_dataset())
+        signin.sidebar_identity(actor, root)
+        _page_links(chosen or urlstate.url_dataset(), actor)
     st.sidebar.divider()
     if note:
         st.sidebar.warning(md_escape(note), icon=":material/link_off:")
@@ -237,7 +248,7 @@ def _sidebar(
 
 def draw_sidebar(ctx: PageContext) -> None:
     """The shared sidebar, for a page that asked `page_setup` to leave it until its first chart is out."""
-    _sidebar(ctx.db_path, ctx.datasets, ctx.dataset, ctx.dataset_note, ctx.team)
+    _sidebar(ctx.db_path, ctx.datasets, ctx.dataset, ctx.dataset_note, ctx.team, ctx.actor, ctx.root)
 
 
 def page_setup(page: urlstate.Page, sidebar_later: bool = False) -> PageContext:
@@ -257,7 +268,9 @@ def page_setup(page: urlstate.Page, sidebar_later: bool = False) -> PageContext:
             _sidebar(db_path, (), None)
             raise
     chosen, note = _choose_dataset(datasets)
-    ctx = PageContext(db_path, chosen, tuple(datasets), root, version, team=team, dataset_note=note)
+    with guard():
+        actor = signin.actor_of_run(root, version)
+    ctx = PageContext(db_path, chosen, tuple(datasets), root, version, team=team, dataset_note=note, actor=actor)
     if not sidebar_later:
         draw_sidebar(ctx)
     if not datasets:

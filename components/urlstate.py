@@ -36,6 +36,7 @@ from faithlens.views.states import (
     ErrorsState,
     ExploreState,
     OverviewState,
+    PeopleState,
     ReproducedState,
     RewriteState,
     RunsState,
@@ -59,6 +60,8 @@ class Page:
     title: str
     icon: str
     state: type
+    needs: str | None = None
+    """The action (`faithlens.access.ACTIONS`) a person must be allowed for the sidebar to offer the page."""
 
 
 OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
@@ -70,7 +73,8 @@ CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
 SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
 ERRORS = Page("errors", "pages/errors.py", "Errors", ":material/bug_report:", ErrorsState)
-PAGES: tuple[Page, ...] = (OVERVIEW, REPRODUCED, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS)
+PEOPLE = Page("people", "pages/people.py", "People", ":material/manage_accounts:", PeopleState, needs="manage_people")
+PAGES: tuple[Page, ...] = (OVERVIEW, REPRODUCED, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS, PEOPLE)
 """In navigation order."""
 
 

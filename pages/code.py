@@ -1,9 +1,11 @@
 """Code (served at /code): one coder codes the units of a coding session, one at a time, in context.
 
-The URL says the session, the coder (a join link from the Sessions page carries both) and the unit when
-the coder moved away from where they resume (`faithlens.views.states.CodeState`). The coding itself is
-`faithlens.coding` (sessions, modes, events); the panel is `components/coding/code.py`. A blind session
-shows no gold label, no other coder's code and no LLM label anywhere on this page.
+The coder is the signed-in person (`ctx.actor`; in local mode the one local user): there is no coder
+picker, and a `coder=` in a link naming someone else is refused with a note. The URL says the session
+and the unit when the coder moved away from where they resume (`faithlens.views.states.CodeState`). The
+coding itself is `faithlens.coding` (sessions, modes, events), which checks every write and read against
+`faithlens.access`; the panel is `components/coding/code.py`. A blind session shows no gold label, no
+other coder's code and no LLM label anywhere on this page, whatever the URL asks.
 """
 
 from __future__ import annotations
@@ -35,24 +37,30 @@ def main() -> None:
     if ctx.dataset is None:
         st.stop()
     st.title(f"Code: {md_escape(ctx.dataset)}")
+    if ctx.actor.mode == "demo":
+        st.info(
+            "This is a public demo server: nobody codes here, and a blind session that is still open shows "
+            "nobody's codes.",
+            icon=":material/visibility:",
+        )
     state, notes = urlstate.read(urlstate.CODE, ctx.dataset)
     warnings = st.container()
     top_left, top_right = st.columns(2)
     with top_left:
         found = coding_join.pick_session(ctx, state, notes)
-    coder = unit = url_coder = None
+    coder = unit = None
     if found is not None:
         with top_right:
-            coder, url_coder = coding_join.pick_coder(ctx, found, state)
+            coder = coding_join.coder(ctx, found, state, notes)
         _header(found)
     if found is not None and coder is not None:
-        same = state.session == found.name and state.coder == coder
+        same = state.session == found.name
         if same and state.unit is not None and state.unit not in found.units:
             notes.append(querystate.ignored("unit", state.unit, f"not a unit of session {found.name}"))
         unit = coding_code.show(ctx, found, coder, state.unit if same else None)
     for note in notes:
         warnings.warning(md_escape(note), icon=":material/link_off:")
-    urlstate.write(CodeState(ctx.dataset, found.name if found else None, url_coder, unit))
+    urlstate.write(CodeState(ctx.dataset, found.name if found else None, None, unit))
 
 
 with shell.guard():

@@ -1,8 +1,10 @@
 """Rewrite (served at /rewrite): ARM rewrites live, for demos. Pick a summary sentence (or paste a
 story and a summary of your own), one or two models and a prompt variant, and watch the rewrites
 stream side by side with the word diff, edit distance, explanation points and the r != s verdict.
-A demo prepared beforehand replays from the cache with no network. The Costs tab adds up every
-stored answer by day, model and method.
+A demo prepared beforehand replays from the cache with no network; on a demo server
+(FAITHLENS_MODE=demo) the page lists the stored rewrites and replays them, asking no model. Someone who
+may not buy answers replays stored ones only. The Costs tab adds up every stored answer by day, model
+and method.
 """
 
 from __future__ import annotations
@@ -35,8 +37,12 @@ def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
     variant = st.selectbox("Prompt variant", ARM.variants, key=f"{key}.variant")
     st.caption(llm_panel.template_caption(ARM, variant, target.level))
     models = _models(key)
-    fresh = st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
-    clicked = st.button("Rewrite", type="primary", key=f"{key}.go", disabled=not all(m[1] for m in models))
+    buying = llm_panel.may_buy(ctx.actor)
+    fresh = buying and st.checkbox("Fresh sample (ask again even if cached)", key=f"{key}.fresh")
+    if not buying:
+        llm_panel.replay_only(ctx.root, target, ctx.actor)
+    label = "Rewrite" if buying else "Show stored rewrites"
+    clicked = st.button(label, type="primary", key=f"{key}.go", disabled=not all(m[1] for m in models))
     shown, jobs = [], []
     for column, (provider, model, base_url) in zip(st.columns(len(models)), models, strict=True):
         column.markdown(f"**{md_escape(model)}** · {md_escape(provider)}")
@@ -46,12 +52,40 @@ def _rewrite_side_by_side(target: targets.Target, key: str) -> None:
         if what is not None:
             jobs.append(llm_panel.Job(what, answer_key, column.container()))
         shown.append((column, answer_key))
-    llm_panel.ask_together(ctx.root, target, jobs)
+    llm_panel.ask_together(ctx.root, target, jobs, ctx.actor)
     for column, answer_key in shown:
         answer = llm_panel.last_answer(answer_key)
         if answer is not None:
             with column:
-                llm_panel.show_answer(answer, answer_key)
+                llm_panel.show_answer(answer, answer_key, buying)
+
+
+def _demos() -> None:
+    """A demo server's Rewrite: the stored rewrites to pick from, replayed from the cache (no model asked)."""
+    with ctx.root.cursor() as cur:
+        demos = rewrite.stored_demos(cur, ctx.dataset)
+    if not demos:
+        st.info("No stored rewrite of this dataset to replay on this demo server.")
+        return
+    st.caption(
+        "This public demo replays rewrites stored beforehand, with their word diff and points: no model is asked."
+    )
+    chosen = st.selectbox("Stored demos", range(len(demos)), format_func=lambda i: str(demos[i]), key="rewrite.demo")
+    demo = demos[chosen]
+    with ctx.root.cursor() as cur:
+        target = targets.resolve(cur, ctx.dataset, demo.unit_id)
+    st.caption("The sentence (s)")
+    st.text(demo.text)
+    answer_key = (
+        f"rewrite.demo:{ctx.dataset}:{demo.unit_id}:{demo.provider}:{demo.base_url}:{demo.model}:{demo.variant}"
+    )
+    if st.button("Replay", type="primary", key="rewrite.demo.go", icon=":material/replay:"):
+        what = ask.Ask(ARM.name, demo.provider, demo.model, demo.variant, base_url=demo.base_url)
+        llm_panel.ask_together(ctx.root, target, [llm_panel.Job(what, answer_key, st.container())], ctx.actor)
+    answer = llm_panel.last_answer(answer_key)
+    if answer is not None:
+        llm_panel.show_answer(answer, answer_key)
+    _earlier(demo.unit_id, demo.text)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -191,14 +225,22 @@ def main() -> None:
     state, notes = urlstate.read(urlstate.REWRITE, ctx.dataset)
     notes[:0] = [ctx.dataset_note] if ctx.dataset_note else []
     warnings = st.container()
-    from_dataset, paste, spend = st.tabs(["From the dataset", "Your own text", "Costs"])
+    demo = ctx.actor.mode == "demo"
+    from_dataset, paste, spend = st.tabs(["Stored demos" if demo else "From the dataset", "Your own text", "Costs"])
     with from_dataset:
-        state = _from_dataset(state, notes)
+        if demo:
+            _demos()
+            state = RewriteState(ctx.dataset)
+        else:
+            state = _from_dataset(state, notes)
         _table3()
     for note in notes:
         warnings.warning(md_escape(note), icon=":material/link_off:")
     with paste:
-        _pasted()
+        if demo:
+            st.info("Not on a demo server: a pasted text has no stored rewrite, and this server asks no model.")
+        else:
+            _pasted()
     with spend:
         _costs()
     urlstate.write(state)

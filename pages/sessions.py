@@ -1,6 +1,7 @@
 """Sessions (served at /sessions): coding sessions of a dataset: the list with each coder's progress, the
-open session's join links, agreement, adjudication, exports and links to Compare and Explore; the
-New session form; and the codebooks (view, edit, load from a file).
+link that opens the session on the Code page, agreement, adjudication, exports and links to Compare and
+Explore, and Close for an admin; the New session form (admins); and the codebooks (view; edit and load
+from a file, admins). What each person sees or may do is the core's decision (`faithlens.access`).
 
 The URL says the section, the open session, the codebook shown, the coder pair of the confusion matrix
 and an Explore filter carried over by Explore's "Code the filtered set" link, offered as the new session's
@@ -51,6 +52,12 @@ def main() -> None:
         "Human coding of summaries: sessions following the papers' annotation protocols, each coder's progress, "
         "agreement between coders, adjudication, and the codebooks they code with. Coders code on the Code page."
     )
+    if ctx.actor.mode == "demo":
+        st.info(
+            "This is a public demo server: the sessions are shown as they stand; nobody codes, adjudicates, "
+            "or makes sessions or codebooks here.",
+            icon=":material/visibility:",
+        )
     state, notes = urlstate.read(urlstate.SESSIONS, ctx.dataset)
     warnings = st.container()
     explore_filter = unit_sets.carried(ctx, state.filters, notes)

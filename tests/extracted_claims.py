@@ -15,6 +15,9 @@ from faithlens import store
 from faithlens.coding import events, sessions
 from faithlens.llm import ask, targets
 from faithlens.llm.runs.spec import Selection
+from tests import coders
+from tests.coders import ADMIN
+from tests.llm.conftest import ME
 from tests.llmserver import LLMServer, Request
 from tests.raw import tofueval_rows
 
@@ -70,7 +73,7 @@ def extracted_ids(conn: duckdb.DuckDBPyConnection, summary_id: str) -> list[str]
 def _ask(conn: duckdb.DuckDBPyConnection, server: LLMServer, dataset: str, target: str, method: str) -> None:
     with conn.cursor() as cur:
         resolved = targets.resolve(cur, dataset, target)
-    answer = ask.ask(conn, resolved, ask.Ask(method, "openai", MODEL, base_url=server.openai_base_url))
+    answer = ask.ask(conn, resolved, ask.Ask(method, "openai", MODEL, base_url=server.openai_base_url), ME)
     assert answer.status == "ok", answer.failure
 
 
@@ -88,15 +91,17 @@ def seed(db: Path) -> Path:
             _ask(conn, server, "storysumm", unit, "fables-verify")
     ambiguity = sessions.create(
         conn,
+        ADMIN,
         sessions.SessionSpec(
             "amb", "storysumm", "sentence", "arm-ambiguity", ordering="fixed", units=(f"{DANIEL}#s1", f"{DANIEL}#s3")
         ),
     )
-    events.save(conn, ambiguity, "ana", events.Submission(f"{DANIEL}#s1", ("2",)))
-    events.save(conn, ambiguity, "ana", events.Submission(f"{DANIEL}#s3", ("4",)))
+    coders.code(conn, ambiguity, "ana", events.Submission(f"{DANIEL}#s1", ("2",)))
+    coders.code(conn, ambiguity, "ana", events.Submission(f"{DANIEL}#s3", ("4",)))
     first = extracted_ids(conn, DANIEL)[0]
     claim_types = sessions.create(
         conn,
+        ADMIN,
         sessions.SessionSpec(
             "ctypes",
             "storysumm",
@@ -107,6 +112,6 @@ def seed(db: Path) -> Path:
             units=(first,),
         ),
     )
-    events.save(conn, claim_types, "bo", events.Submission(first, ("event",)))
+    coders.code(conn, claim_types, "bo", events.Submission(first, ("event",)))
     conn.close()
     return db

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from faithlens import store
 from faithlens.coding import events, sessions
+from tests.coders import ADMIN
 
 EXTRINSIC = "Extrinsic Information"
 CODER = "coding/pilot/ann"
@@ -41,8 +42,8 @@ def code_extrinsic(db: Path, dataset: str, units: list[str]) -> None:
         spec = sessions.SessionSpec(
             "pilot", dataset, "sentence", "tofueval-errors", ordering="fixed", units=tuple(units)
         )
-        session = sessions.create(conn, spec)
+        session = sessions.create(conn, ADMIN, spec)
         codes = [("ann", events.Submission(unit, (EXTRINSIC,), "pilot")) for unit in units]
-        events.save_many(conn, session, codes, "ann", "import")
+        events.save_many(conn, ADMIN, session, codes)
     finally:
         conn.close()

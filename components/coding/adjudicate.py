@@ -2,7 +2,8 @@
 text and every coder's code and note, and a decision (codes and a note) that `report.adjudicate` stores
 as the session's `coding/<session>/adjudicated` label, and the unit's discussion, where the coders'
 comments are read (all of them: the adjudicator sees every code) and the adjudicator answers. The
-adjudicator's name is required, for a decision and for a comment."""
+adjudicator is the acting person: adjudicators and admins see this view and decide; coders see it,
+read-only, once an admin closes the session (the core refuses anything else)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from components import shell, urlstate
 from components.coding import data as coding_data
 from components.coding import discussion as coding_discussion
 from components.markdown import md_escape
-from faithlens.coding import modes, report, sessions
+from faithlens import access
+from faithlens.coding import modes, report, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.comments import Comment
 from faithlens.errors import FaithLensError
@@ -26,17 +28,15 @@ def key(dataset: str, name: str, *parts: object) -> str:
     return urlstate.key(urlstate.SESSIONS, dataset, name, "adjudicate", *parts)
 
 
-def _decide(db_path: str, dataset: str, name: str, unit: str) -> None:
-    """Decide's callback: store the decision, or keep the error beside the unit."""
+def _decide(db_path: str, actor: access.Actor, dataset: str, name: str, unit: str) -> None:
+    """Decide's callback: store the actor's decision, or keep the error beside the unit."""
     state = st.session_state
-    who = (state.get(key(dataset, name, "adjudicator")) or "").strip()
     chosen = state.get(key(dataset, name, unit, "codes"))
     codes = tuple(chosen) if isinstance(chosen, list | tuple) else ((chosen,) if chosen else ())
     try:
-        if not who:
-            raise FaithLensError("the adjudicator's name is required", "type your name above the disagreements")
         root = shell.root_connection(db_path)
-        report.adjudicate(root, sessions.get(root, name), unit, codes, state.get(key(dataset, name, unit, "note")), who)
+        note = state.get(key(dataset, name, unit, "note"))
+        report.adjudicate(root, actor, sessions.get(root, name), unit, codes, note)
     except FaithLensError as exc:
         state[key(dataset, name, unit, "error")] = exc
         return
@@ -75,38 +75,54 @@ def _unit(
         error = st.session_state.pop(key(ctx.dataset, found.name, item.unit, "error"), None)
         if error is not None:
             shell.show_error(error)
-        left, right, button = st.columns([2, 3, 1], vertical_alignment="bottom")
-        with left:
-            _codes_input(found, book, key(ctx.dataset, found.name, item.unit, "codes"))
-        right.text_input("Decision: note", key=key(ctx.dataset, found.name, item.unit, "note"))
-        button.button(
-            "Decide",
-            key=key(ctx.dataset, found.name, item.unit, "decide"),
-            icon=":material/gavel:",
-            on_click=_decide,
-            args=(ctx.db_path, ctx.dataset, found.name, item.unit),
-            width="stretch",
-        )
+        deciding = access.allowed(ctx.actor, "adjudicate", closed=found.closed)
+        if deciding:
+            _decision(ctx, found, book, item)
         with st.expander(f"Discussion ({len(said)})", expanded=bool(said), icon=":material/forum:"):
             coding_discussion.thread(
                 ctx.db_path,
+                ctx.actor,
                 found,
                 item.unit,
                 said,
                 key(ctx.dataset, found.name, item.unit, "talk"),
-                author_key=key(ctx.dataset, found.name, "adjudicator"),
+                "adjudicator",
+                can_post=deciding,
             )
 
 
+def _decision(ctx: shell.PageContext, found: sessions.Session, book: Codebook, item: report.Disagreement) -> None:
+    """A decision's codes, note and Decide."""
+    left, right, button = st.columns([2, 3, 1], vertical_alignment="bottom")
+    with left:
+        _codes_input(found, book, key(ctx.dataset, found.name, item.unit, "codes"))
+    right.text_input("Decision: note", key=key(ctx.dataset, found.name, item.unit, "note"))
+    button.button(
+        "Decide",
+        key=key(ctx.dataset, found.name, item.unit, "decide"),
+        icon=":material/gavel:",
+        on_click=_decide,
+        args=(ctx.db_path, ctx.actor, ctx.dataset, found.name, item.unit),
+        width="stretch",
+    )
+
+
 def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> None:
-    items = coding_data.disagreements(ctx.db_path, ctx.version, found.name)
+    if ctx.actor is None or not visible.sees_agreement(ctx.actor, found):
+        st.info(
+            "Adjudication is shown to adjudicators and admins; coders see it once an admin closes the session.",
+            icon=":material/lock:",
+        )
+        return
+    items = coding_data.disagreements(ctx.db_path, ctx.version, found.name, ctx.actor)
     if not items:
         st.info("No disagreement: no unit has two coders with different codes.", icon=":material/info:")
         return
     flash = st.session_state.pop(key(ctx.dataset, found.name, "flash"), None)
     if flash is not None:
         st.success(md_escape(flash), icon=":material/check_circle:")
-    st.text_input("Adjudicator (your name, required)", key=key(ctx.dataset, found.name, "adjudicator"))
+    if access.allowed(ctx.actor, "adjudicate", closed=found.closed):
+        st.caption(md_escape(f"Deciding as {ctx.actor.person.name} ({ctx.actor.id})."))
     open_only = st.toggle("Only undecided units", value=True, key=key(ctx.dataset, found.name, "undecided"))
     shown = [item for item in items if item.adjudicated is None] if open_only else items
     decided = len(items) - sum(item.adjudicated is None for item in items)
@@ -115,6 +131,6 @@ def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> Non
         st.caption(f"Showing the first {SHOWN} of {len(shown):,}.")
     units = tuple(item.unit for item in shown[:SHOWN])
     texts = coding_data.texts(ctx.db_path, ctx.version, found.name, units)
-    said = coding_data.threads(ctx.db_path, ctx.version, found.name, units, None)
+    said = coding_data.threads(ctx.db_path, ctx.version, found.name, units, ctx.actor)
     for item in shown[:SHOWN]:
         _unit(ctx, found, book, item, texts.get(item.unit, ""), said.get(item.unit, []))

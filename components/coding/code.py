@@ -1,11 +1,11 @@
-"""The Code page's coding panel for one coder: progress, Back / Skip / Undo, the unit in context, the
-mode's inputs and Save.
+"""The Code page's coding panel for the acting person (`ctx.actor`, who codes as themself): progress,
+Back / Skip / Undo, the unit in context, the mode's inputs and Save.
 
 The coder resumes at their first uncoded unit (in `Session.order_for(coder)`). Save (Enter) stores the
 code with `events.save`, which commits before it returns; only then does the page say "Saved" and go on
 to the next uncoded unit. A save the core refuses (`CodingError`: an unknown code, a missing
 explanation) shows as one error box and the unit stays, with everything the coder typed. Undo takes
-back the coder's last save (`events.undo`). Every action is a callback, so the run after it already
+back the coder's last save (`events.undo`). Each write and read takes the actor; the core checks it. Every action is a callback, so the run after it already
 reads the new data version. Under the inputs, the unit's discussion (`coding_discussion`)."""
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from components.coding import data as coding_data
 from components.coding import discussion as coding_discussion
 from components.coding import view as coding_view
 from components.markdown import md_escape
-from faithlens.coding import events, modes, sessions
+from faithlens import access
+from faithlens.coding import events, modes, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.unit_filter import level_noun
@@ -40,8 +41,9 @@ def _open(open_key: str, unit: str | None) -> None:
         st.session_state[open_key] = unit
 
 
-def _save(db_path: str, version: str, dataset: str, name: str, coder: str, unit: str) -> None:
+def _save(db_path: str, version: str, dataset: str, name: str, actor: access.Actor, unit: str) -> None:
     """Save's callback: store the code (committed when save returns), then go on to the next uncoded unit."""
+    coder = actor.id
     root = shell.root_connection(db_path)
     found = sessions.get(root, name)
     base = unit_key(dataset, name, coder, unit)
@@ -49,15 +51,15 @@ def _save(db_path: str, version: str, dataset: str, name: str, coder: str, unit:
         with root.cursor() as cur:
             context = modes.context(cur, found, unit)
         sub = coding_controls.submission(found, unit, base, context)
-        events.save(root, found, coder, sub)
+        events.save(root, actor, found, sub)
     except FaithLensError as exc:
         st.session_state[key(dataset, name, coder, "error")] = exc
         return
     book = coding_data.book_of(db_path, found)
-    now = events.latest(root, found, coder, unit)
+    now = visible.latest(root, actor, found, coder, unit)
     # The codes as of the run that drew the page, plus this one: the next uncoded unit without reading
     # every code again (the page reads them under the new data version anyway).
-    coded = coding_data.coded(db_path, version, name, coder) | {unit}
+    coded = coding_data.coded(db_path, version, name, actor) | {unit}
     order = found.order_for(coder)
     position = order.index(unit) + 1
     words = coding.coder_words(found, book, now.codes, context) if now else "saved"
@@ -69,12 +71,13 @@ def _save(db_path: str, version: str, dataset: str, name: str, coder: str, unit:
     st.session_state[key(dataset, name, coder, "open")] = coding.next_uncoded(order, coded, unit) or unit
 
 
-def _undo(db_path: str, dataset: str, name: str, coder: str, unit: str) -> None:
-    """Undo's callback: take back the coder's last save and show that unit as it is now."""
+def _undo(db_path: str, dataset: str, name: str, actor: access.Actor, unit: str) -> None:
+    """Undo's callback: take back the actor's last save and show that unit as it is now."""
+    coder = actor.id
     root = shell.root_connection(db_path)
     found = sessions.get(root, name)
     try:
-        now = events.undo(root, found, coder, unit)
+        now = events.undo(root, actor, found, unit)
     except FaithLensError as exc:
         st.session_state[key(dataset, name, coder, "error")] = exc
         return
@@ -116,7 +119,7 @@ def _navigation(
         args=(open_key, order[at + 1] if at + 1 < len(order) else None),
         width="stretch",
     )
-    last = coding_data.last_saved(ctx.db_path, ctx.version, name, coder)
+    last = coding_data.last_saved(ctx.db_path, ctx.version, name, ctx.actor)
     undo.button(
         "Undo last save" + (f" (unit {order.index(last) + 1})" if last in order else ""),
         key=key(dataset, name, coder, "undo"),
@@ -124,7 +127,7 @@ def _navigation(
         shortcut="U",
         disabled=last is None,
         on_click=_undo,
-        args=(ctx.db_path, dataset, name, coder, last),
+        args=(ctx.db_path, dataset, name, ctx.actor, last),
         width="stretch",
     )
 
@@ -143,7 +146,7 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
     """The panel; returns the unit for the URL (None when it is where the coder resumes)."""
     dataset, name = ctx.dataset, found.name
     order = coding_data.order(ctx.db_path, ctx.version, name, coder)
-    codes = coding_data.coded(ctx.db_path, ctx.version, name, coder)
+    codes = coding_data.coded(ctx.db_path, ctx.version, name, ctx.actor)
     opened = st.session_state.pop(key(dataset, name, coder, "open"), None)
     shown, chosen_by_page = _shown(found, order, codes, opened, url_unit)
     done = sum(1 for unit in order if unit in codes)
@@ -165,25 +168,25 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
     st.markdown(md_escape(f"Unit {order.index(shown) + 1} of {len(order)} · {status}"))
     column = coding_view.show(found, view, context)
     coding_controls.seed(
-        unit_key(dataset, name, coder, shown), coding_data.code_on(ctx.db_path, ctx.version, name, coder, shown)
+        unit_key(dataset, name, coder, shown), coding_data.code_on(ctx.db_path, ctx.version, name, ctx.actor, shown)
     )
     with column:
         st.divider()
         _inputs_and_save(ctx, found, book, coder, shown, context)
         _discussion(ctx, found, coder, shown)
     if not found.blind:
-        gold = coding_data.gold(ctx.db_path, ctx.version, name, shown)
-        others = coding_data.everyone(ctx.db_path, ctx.version, name)
+        gold = coding_data.gold(ctx.db_path, ctx.version, name, ctx.actor, shown)
+        others = coding_data.everyone(ctx.db_path, ctx.version, name, ctx.actor)
         coding_view.reference(found, book, coder, gold, others, shown, context)
     return None if chosen_by_page else shown
 
 
 def _discussion(ctx: shell.PageContext, found: sessions.Session, coder: str, shown: str) -> None:
     """The unit's comments this coder may read (their own only in a blind session) and a box to add one."""
-    said = coding_data.threads(ctx.db_path, ctx.version, found.name, (shown,), coder).get(shown, [])
+    said = coding_data.threads(ctx.db_path, ctx.version, found.name, (shown,), ctx.actor).get(shown, [])
     with st.expander(f"Discussion of this unit ({len(said)})", expanded=bool(said), icon=":material/forum:"):
         base = key(ctx.dataset, found.name, coder, "talk", shown)
-        coding_discussion.thread(ctx.db_path, found, shown, said, base, author=coder)
+        coding_discussion.thread(ctx.db_path, ctx.actor, found, shown, said, base, "coder")
 
 
 @st.fragment
@@ -195,7 +198,7 @@ def _inputs_and_save(
     callback) has chosen the unit to show next, the whole page is drawn again."""
     if key(ctx.dataset, found.name, coder, "open") in st.session_state:
         st.rerun()
-    coding_controls.inputs(found, book, unit_key(ctx.dataset, found.name, coder, shown), context)
+    coding_controls.inputs(found, book, unit_key(ctx.dataset, found.name, coder, shown), context, ctx.actor)
     _save_button(ctx, found, coder, shown)
 
 
@@ -211,6 +214,6 @@ def _save_button(ctx: shell.PageContext, found: sessions.Session, coder: str, sh
         icon=":material/save:",
         shortcut="Enter",
         on_click=_save,
-        args=(ctx.db_path, ctx.version, dataset, name, coder, shown),
+        args=(ctx.db_path, ctx.version, dataset, name, ctx.actor, shown),
         width="stretch",
     )

@@ -14,7 +14,7 @@ import streamlit as st
 from components import shell, urlstate
 from components.coding import data as coding_data
 from components.markdown import md_escape
-from faithlens import querystate
+from faithlens import access, querystate
 from faithlens.coding import codebook, library
 from faithlens.coding.codebook import CHOICES, EXPLANATIONS, Codebook
 from faithlens.errors import FaithLensError
@@ -125,7 +125,7 @@ def editor(ctx: shell.PageContext, shown: Codebook) -> None:
     if st.button("Save codebook", key=key(ctx.dataset, "save"), type="primary", icon=":material/save:"):
         try:
             book = codebook.parse(coding.editor_body(fields, edited.to_dict("records")), "the codebook editor")
-            library.save(ctx.root, book)
+            library.save(ctx.root, ctx.actor, book)
         except FaithLensError as exc:
             shell.show_error(exc)
             return
@@ -160,7 +160,7 @@ def upload(ctx: shell.PageContext) -> None:
     view(book, "from the file")
     if st.button(f"Save {book.name} as a new version", key=key(ctx.dataset, "save_upload"), type="primary"):
         try:
-            library.save(ctx.root, book)
+            library.save(ctx.root, ctx.actor, book)
         except FaithLensError as exc:
             shell.show_error(exc)
             return
@@ -186,6 +186,9 @@ def section(ctx: shell.PageContext, wanted: str | None, notes: list[str]) -> str
     builtin = chosen in library.builtin()
     view(books[chosen], "built in (from the paper)" if builtin else "the lab's own, newest version")
     st.divider()
+    if ctx.actor is None or not access.allowed(ctx.actor, "manage_codebooks"):
+        st.info("Codebooks are edited and loaded by admins.", icon=":material/lock:")
+        return None if chosen == names[0] and wanted is None else chosen
     editor(ctx, books[chosen])
     st.divider()
     upload(ctx)

@@ -20,6 +20,7 @@ import streamlit as st
 
 from components.coding import points as coding_points
 from components.markdown import md_escape
+from faithlens import access
 from faithlens.coding import events, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.sessions import Session
@@ -200,23 +201,23 @@ def caution(session: Session, book: Codebook, sub: events.Submission) -> str | N
     return caution_words(book, tuple(sub.codes), list((sub.detail or {}).get("suggestions") or []))
 
 
-def _preference(session: Session, book: Codebook, base: str, context: modes.Context) -> None:
+def _preference(session: Session, book: Codebook, base: str, context: modes.Context, actor: access.Actor) -> None:
     tags = modes.preference_tags(context.order)
     code_buttons(book, base, coding.preference_words(context.order), (*context.order, modes.NEUTRAL))
     chosen = st.session_state.get(_codes_key(base), ())
     if chosen == (modes.REWRITE,):
-        coding_points.block(session, base, context, tags[modes.REWRITE])
+        coding_points.block(session, base, context, tags[modes.REWRITE], actor)
     note(book, base)
 
 
-def inputs(session: Session, book: Codebook, base: str, context: modes.Context) -> None:
+def inputs(session: Session, book: Codebook, base: str, context: modes.Context, actor: access.Actor) -> None:
     """The mode's inputs for one unit (seed them first)."""
     if session.mode == "line-by-line":
         _line_by_line(book, base, context)
     elif session.mode == "hybrid":
         _hybrid(book, base, context)
     elif session.mode == "arm-preference":
-        _preference(session, book, base, context)
+        _preference(session, book, base, context, actor)
     else:
         code_buttons(book, base)
         definitions(book)

@@ -1,14 +1,17 @@
 """Cached reads for the Code and Sessions pages, keyed on small scalars (db path, data version, names) like
 every page's, so a rerun that writes nothing costs no query: a session and its codebook, a coder's order
 and codes, a unit in context, progress, agreement, disagreements and their discussion, and the form's
-options."""
+options. Every read of codes, labels, agreement or comments takes the acting person and goes through the
+core's check (`faithlens.coding.visible`, `comments.threads`), which refuses what a blind session hides;
+the actor is part of each cache key, so nobody is handed a read cached for someone else."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from components import shell
-from faithlens.coding import comments, events, library, modes, report, sessions
+from faithlens import access
+from faithlens.coding import comments, events, library, modes, report, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.views import coding, coding_unit
@@ -67,30 +70,33 @@ def order(db_path: str, version: str, name: str, coder: str) -> tuple[str, ...]:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def coded(db_path: str, version: str, name: str, coder: str) -> frozenset[str]:
-    """The units the coder has coded."""
-    return events.coded_units(shell.root_connection(db_path), stored(db_path, version, name), coder)
+def coded(db_path: str, version: str, name: str, actor: access.Actor) -> frozenset[str]:
+    """The units the actor has coded."""
+    root = shell.root_connection(db_path)
+    return visible.coded_units(root, actor, stored(db_path, version, name), actor.id)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def code_on(db_path: str, version: str, name: str, coder: str, unit_id: str) -> events.Current | None:
-    """The coder's current code on one unit (what its inputs are seeded with)."""
-    return events.latest(shell.root_connection(db_path), stored(db_path, version, name), coder, unit_id)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def everyone(db_path: str, version: str, name: str) -> dict[tuple[str, str], events.Current]:
-    """Every coder's current codes: (coder, unit) -> Current."""
+def code_on(db_path: str, version: str, name: str, actor: access.Actor, unit_id: str) -> events.Current | None:
+    """The actor's current code on one unit (what its inputs are seeded with)."""
     root = shell.root_connection(db_path)
-    return events.current(root, stored(db_path, version, name))
+    return visible.latest(root, actor, stored(db_path, version, name), actor.id, unit_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def last_saved(db_path: str, version: str, name: str, coder: str) -> str | None:
+def everyone(db_path: str, version: str, name: str, actor: access.Actor) -> dict[tuple[str, str], events.Current]:
+    """Every coder's current codes, (coder, unit) -> Current, where the actor may see them."""
+    root = shell.root_connection(db_path)
+    return visible.everyone(root, actor, stored(db_path, version, name))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def last_saved(db_path: str, version: str, name: str, actor: access.Actor) -> str | None:
+    """The unit of the actor's own newest code (what Undo takes back), else None."""
     root = shell.root_connection(db_path)
     found = stored(db_path, version, name)
     with root.cursor() as cur:
-        return coding.last_saved(cur, found, coder)
+        return coding.last_saved(cur, found, actor.id)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -103,14 +109,12 @@ def unit(db_path: str, version: str, name: str, unit_id: str) -> tuple[coding_un
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def gold(db_path: str, version: str, name: str, unit_id: str) -> list[tuple[str, str, str | None]]:
-    """The dataset's own labels of the unit (non-blind sessions only)."""
+def gold(db_path: str, version: str, name: str, actor: access.Actor, unit_id: str) -> list[tuple[str, str, str | None]]:
+    """The dataset's own labels of the unit, where the actor may see them."""
     root = shell.root_connection(db_path)
     found = stored(db_path, version, name)
-    if found.blind:
-        return []
     with root.cursor() as cur:
-        return coding_unit.gold_labels(cur, found, unit_id)
+        return coding_unit.gold_labels(cur, actor, found, unit_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -120,29 +124,29 @@ def progress(db_path: str, version: str, name: str) -> list[report.Progress]:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def agreement(db_path: str, version: str, name: str) -> report.SessionAgreement:
+def agreement(db_path: str, version: str, name: str, actor: access.Actor) -> report.SessionAgreement:
     root = shell.root_connection(db_path)
-    return report.session_agreement(root, stored(db_path, version, name))
+    return visible.agreement(root, actor, stored(db_path, version, name))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def by_unit(db_path: str, version: str, name: str) -> dict[str, dict[str, str]]:
+def by_unit(db_path: str, version: str, name: str, actor: access.Actor) -> dict[str, dict[str, str]]:
     """unit -> coder -> code value (the confusion matrices' input)."""
     root = shell.root_connection(db_path)
-    return events.current_codes(root, stored(db_path, version, name))
+    return visible.by_unit(root, actor, stored(db_path, version, name))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def sentence_codes(db_path: str, version: str, name: str) -> dict[str, dict[str, str]]:
+def sentence_codes(db_path: str, version: str, name: str, actor: access.Actor) -> dict[str, dict[str, str]]:
     """Line-by-line: sentence -> coder -> code (the sentence-level confusion matrices' input)."""
     root = shell.root_connection(db_path)
-    return report.sentence_codes(events.current(root, stored(db_path, version, name)))
+    return visible.sentence_codes(root, actor, stored(db_path, version, name))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def disagreements(db_path: str, version: str, name: str) -> list[report.Disagreement]:
+def disagreements(db_path: str, version: str, name: str, actor: access.Actor) -> list[report.Disagreement]:
     root = shell.root_connection(db_path)
-    return report.disagreements(root, stored(db_path, version, name))
+    return visible.disagreements(root, actor, stored(db_path, version, name))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -175,7 +179,7 @@ def planned(db_path: str, version: str, spec: sessions.SessionSpec) -> tuple[int
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def threads(
-    db_path: str, version: str, name: str, units: tuple[str, ...], reader: str | None
+    db_path: str, version: str, name: str, units: tuple[str, ...], reader: access.Actor
 ) -> dict[str, list[comments.Comment]]:
-    """The comments on these units that `reader` may read (a coder; None: the adjudication view)."""
+    """The comments on these units that `reader` may read."""
     return comments.threads(shell.root_connection(db_path), stored(db_path, version, name), units, reader)

@@ -1,6 +1,8 @@
-"""The top of the Code page: which session, and who codes. A coder's join link names both; anyone else
-picks the session and their name from those who joined, or types a new name and joins
-(`sessions.join`, in a callback, so the next run already counts them)."""
+"""The top of the Code page: which session, and whether the signed-in person codes in it. There is no
+coder picker: the coder is always the acting person (`ctx.actor`); a link naming someone else as
+`coder=` is refused with a note and the person's own work is shown. Someone who codes and has not
+joined the session yet joins it with one click (`sessions.join`, in a callback, so the next run already
+counts them); the core decides who may (`faithlens.access`), the page only offers what they may do."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import streamlit as st
 from components import shell, urlstate
 from components.coding import data as coding_data
 from components.markdown import md_escape
-from faithlens import querystate
+from faithlens import access, querystate
 from faithlens.coding import sessions
 from faithlens.errors import FaithLensError
 from faithlens.views.states import CodeState
@@ -52,54 +54,60 @@ def _sessions_link(dataset: str, session: str | None) -> None:
         )
 
 
-def _join(db_path: str, dataset: str, name: str, typed_key: str | None, coder: str | None) -> None:
-    """Join's callback: add the coder to the session and make them the one coding."""
+def _join(db_path: str, dataset: str, name: str, actor: access.Actor) -> None:
+    """Join's callback: the acting person joins the session."""
     root = shell.root_connection(db_path)
-    wanted = coder if coder is not None else st.session_state.get(typed_key or "", "")
     try:
-        stored = sessions.join(root, sessions.get(root, name), wanted or "")
+        sessions.join(root, actor, sessions.get(root, name))
     except FaithLensError as exc:
         st.session_state[key(dataset, name, "join_error")] = exc
-        return
-    st.session_state[key(dataset, name, "coder")] = stored
-    st.session_state[key(dataset, name, "joined")] = stored
 
 
-def pick_coder(ctx: shell.PageContext, found: sessions.Session, state: CodeState) -> tuple[str | None, str | None]:
-    """The coder who codes now (None while nobody is chosen or the URL's coder has not joined yet), and
-    the coder for the URL: the URL's own until they join, so a join link survives the Join click."""
-    known = list(coding_data.coders(ctx.db_path, ctx.version, found.name))
-    joined = st.session_state.pop(key(ctx.dataset, found.name, "joined"), None)
-    wanted = state.coder if state.session == found.name else None
+def refuse_other_coder(actor: access.Actor, found: sessions.Session, state: CodeState, notes: list[str]) -> None:
+    """A link's `coder=` naming someone else: noted, and ignored (the actor codes as themself)."""
+    if state.session == found.name and state.coder is not None and state.coder != actor.id:
+        why = f"you code as yourself ({actor.id}); nobody can code or read as someone else through a link"
+        notes.append(querystate.ignored("coder", state.coder, why))
+
+
+def coder(ctx: shell.PageContext, found: sessions.Session, state: CodeState, notes: list[str]) -> str | None:
+    """The acting person when they code in this session now, else None with a line saying why (and a
+    Join button for someone who codes but has not joined yet)."""
+    actor = ctx.actor
+    if actor is None:
+        return None
+    refuse_other_coder(actor, found, state, notes)
     error = st.session_state.pop(key(ctx.dataset, found.name, "join_error"), None)
     if error is not None:
         shell.show_error(error)
-    if wanted is not None and wanted not in known and joined is None:
-        st.info(md_escape(f"{wanted} has not joined session {found.name} yet."), icon=":material/person_add:")
-        st.button(
-            f"Join as {wanted}",
-            key=key(ctx.dataset, found.name, "join_named"),
-            type="primary",
-            on_click=_join,
-            args=(ctx.db_path, ctx.dataset, found.name, None, wanted),
+    if found.closed:
+        st.info(
+            md_escape(f"Session {found.name} was closed by {found.closed_by}: its codes are final."),
+            icon=":material/lock:",
         )
-        return None, wanted
-    coder_key = urlstate.bind(key(ctx.dataset, found.name, "coder"), joined or wanted, known)
-    chosen = st.selectbox("Coder", known, index=None, key=coder_key, placeholder="Pick your name, or join below")
-    if chosen is None:
-        _join_form(ctx, found)
-    return chosen, chosen
-
-
-def _join_form(ctx: shell.PageContext, found: sessions.Session) -> None:
-    typed_key = key(ctx.dataset, found.name, "new_coder")
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
-    left.text_input("New coder: your name", key=typed_key, placeholder="e.g. ana")
-    right.button(
-        "Join",
+        _sessions_link(ctx.dataset, found.name)
+        return None
+    if actor.id in coding_data.coders(ctx.db_path, ctx.version, found.name):
+        st.caption(md_escape(f"Coding as {actor.person.name} ({actor.id})"))
+        return actor.id
+    if actor.mode == "demo":  # the page says it is a demo server, where nobody codes
+        return None
+    if not access.allowed(actor, "join", closed=found.closed):
+        st.info(
+            md_escape(
+                f"You are a {actor.role} (who {access.ROLE_HELP[actor.role]}): coding needs the coder role; "
+                "ask an admin for it on the People page."
+            ),
+            icon=":material/visibility:",
+        )
+        return None
+    st.info(md_escape(f"You have not joined session {found.name} yet."), icon=":material/person_add:")
+    st.button(
+        f"Join as {actor.id}",
         key=key(ctx.dataset, found.name, "join"),
+        type="primary",
         icon=":material/person_add:",
         on_click=_join,
-        args=(ctx.db_path, ctx.dataset, found.name, typed_key, None),
-        width="stretch",
+        args=(ctx.db_path, ctx.dataset, found.name, actor),
     )
+    return None

@@ -11,6 +11,7 @@ import streamlit as st
 from components import shell, unit_sets, urlstate
 from components.coding import data as coding_data
 from components.markdown import md_escape
+from faithlens import access
 from faithlens.coding import modes, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
@@ -36,9 +37,9 @@ def created(dataset: str) -> str | None:
     return st.session_state.pop(key(dataset, "created"), None)
 
 
-def _create(db_path: str, dataset: str, spec: sessions.SessionSpec, view_key: str) -> None:
+def _create(db_path: str, actor: access.Actor, dataset: str, spec: sessions.SessionSpec, view_key: str) -> None:
     try:
-        made = sessions.create(shell.root_connection(db_path), spec)
+        made = sessions.create(shell.root_connection(db_path), actor, spec)
     except FaithLensError as exc:
         st.session_state[key(dataset, "error")] = exc
         return
@@ -151,8 +152,11 @@ def _settings(dataset: str) -> dict[str, object]:
 
 
 def section(ctx: shell.PageContext, explore_filter: Filters | None, view_key: str) -> None:
-    """The whole form, the units it would hold, and Create."""
+    """The whole form, the units it would hold, and Create (admins only)."""
     st.subheader("New session")
+    if ctx.actor is None or not access.allowed(ctx.actor, "manage_sessions"):
+        st.info("Sessions are made by admins: ask one to make a session and invite you.", icon=":material/lock:")
+        return
     name = st.text_input("Name", key=key(ctx.dataset, "name"), placeholder="e.g. pilot-1").strip()
     mode, book = _mode_and_book(ctx)
     level = _level(ctx, mode)
@@ -192,5 +196,5 @@ def section(ctx: shell.PageContext, explore_filter: Filters | None, view_key: st
         icon=":material/add:",
         disabled=not name or isinstance(planned, str),
         on_click=_create,
-        args=(ctx.db_path, ctx.dataset, spec, view_key),
+        args=(ctx.db_path, ctx.actor, ctx.dataset, spec, view_key),
     )

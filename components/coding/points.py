@@ -10,24 +10,25 @@ import streamlit as st
 
 from components import shell
 from components.markdown import md_escape
-from faithlens import config
+from faithlens import access, config
 from faithlens.coding import modes
 from faithlens.coding.sessions import Session
 from faithlens.errors import FaithLensError
 from faithlens.llm import points as llm_points
 
 
-def _ask_again(base: str, dataset: str, level: str, source: str, unit: str) -> None:
+def _ask_again(base: str, actor: access.Actor, dataset: str, level: str, source: str, unit: str) -> None:
     """The button's callback: ask for the points anew; the next run reads them under the new data version."""
     try:
-        found = llm_points.ask_again(shell.root_connection(str(config.db_path())), dataset, level, source, unit)
+        root = shell.root_connection(str(config.db_path()))
+        found = llm_points.ask_again(root, dataset, level, source, unit, actor)
     except FaithLensError as exc:
         st.session_state[base + ".points.error"] = exc
         return
     st.session_state[base + ".points.asked"] = found.reason
 
 
-def block(session: Session, base: str, context: modes.Context, tag: str) -> None:
+def block(session: Session, base: str, context: modes.Context, tag: str, actor: access.Actor) -> None:
     """The preferred version's explanation points to mark, or why there are none (and Ask again)."""
     error = st.session_state.pop(base + ".points.error", None)
     if error is not None:
@@ -50,13 +51,14 @@ def block(session: Session, base: str, context: modes.Context, tag: str) -> None
     reason = context.points_reason or llm_points.NOT_ASKED
     again = " (asked again just now)" if asked else ""
     st.info(md_escape(f"No explanation points to mark for {tag}{again}: {reason}."), icon=":material/info:")
-    if context.points_askable and context.points_unit is not None and session.suggestions:
+    paid = access.allowed(actor, "ask_model", cached=False)
+    if context.points_askable and context.points_unit is not None and session.suggestions and paid:
         st.button(
             f"Ask for the points of {tag} again",
             key=base + ".points.ask",
             icon=":material/replay:",
             on_click=_ask_again,
-            args=(base, session.dataset, session.level, session.suggestions, context.points_unit),
+            args=(base, actor, session.dataset, session.level, session.suggestions, context.points_unit),
             help="A paid call: the same model splits the same explanation into points (ARM A.3). "
             "Your choice and note stay as they are.",
         )

@@ -1,7 +1,8 @@
 """A session's agreement on the Sessions page: every coder together (Fleiss' kappa, Krippendorff's
 alpha, % all agree, units complete), Cohen's kappa per pair, the same per code, the confusion matrix of
 any two coders (Compare's escaped HTML heatmap), ARM's figures for the ARM modes, and for line-by-line
-the agreement on the sentences. The statistics are `faithlens.coding.report`'s."""
+the agreement on the sentences. The statistics are `faithlens.coding.report`'s; who may see them is
+`faithlens.coding.visible`'s (adjudicators and admins; coders once an admin closes the session)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from components import charts, shell, urlstate
 from components.coding import data as coding_data
 from components.markdown import md_escape
 from faithlens import querystate
-from faithlens.coding import agreement, sessions
+from faithlens.coding import agreement, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.unit_filter import level_noun
 from faithlens.views import arm_tables, coding
@@ -61,9 +62,9 @@ def _confusion(ctx: shell.PageContext, found: sessions.Session, coders: tuple[st
     """The confusion matrix of two coders; line-by-line draws the sentences' beside the summaries'."""
     st.markdown("**Confusion matrix of two coders** (over the units both coded)")
     a, b = _pair(ctx.dataset, found.name, coders, wanted, notes)
-    tables = {level_noun(found.level): coding_data.by_unit(ctx.db_path, ctx.version, found.name)}
+    tables = {level_noun(found.level): coding_data.by_unit(ctx.db_path, ctx.version, found.name, ctx.actor)}
     if found.mode == "line-by-line":
-        sentences = coding_data.sentence_codes(ctx.db_path, ctx.version, found.name)
+        sentences = coding_data.sentence_codes(ctx.db_path, ctx.version, found.name, ctx.actor)
         tables = {"summaries": tables.popitem()[1], "sentences": sentences}
     blocks = []
     for noun, codes in tables.items():
@@ -92,7 +93,13 @@ def _arm(arm: dict[str, float | int | None], name: str) -> None:
 
 def show(ctx: shell.PageContext, found: sessions.Session, book: Codebook, wanted: str | None, notes) -> str | None:
     """The agreement section; returns the coder pair for the URL (None: the first two, not chosen)."""
-    report = coding_data.agreement(ctx.db_path, ctx.version, found.name)
+    if ctx.actor is None or not visible.sees_agreement(ctx.actor, found):
+        st.info(
+            "Agreement is shown to adjudicators and admins; coders see it once an admin closes the session.",
+            icon=":material/lock:",
+        )
+        return wanted
+    report = coding_data.agreement(ctx.db_path, ctx.version, found.name, ctx.actor)
     overall = report.overall
     if len(overall.coders) < 2:
         st.info("Agreement needs codes from two coders or more.", icon=":material/info:")

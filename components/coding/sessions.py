@@ -1,6 +1,8 @@
-"""The Sessions page's list of sessions and the open session: its settings, each coder's progress and
-join link, then agreement (`coding_report`), adjudication (`coding_adjudicate`), the exports and the
-links to Compare and Explore."""
+"""The Sessions page's list of sessions and the open session: its settings (and, for an admin, Close),
+each coder's progress and the link that opens the session on the Code page (where the signed-in person
+codes as themself), then agreement (`coding_report`), adjudication (`coding_adjudicate`), the exports
+and the links to Compare and Explore. What a blind session hides is the core's decision
+(`faithlens.coding.visible`); this page offers only what the actor may see or do."""
 
 from __future__ import annotations
 
@@ -15,9 +17,10 @@ from components.coding import adjudicate as coding_adjudicate
 from components.coding import data as coding_data
 from components.coding import report as coding_report
 from components.markdown import md_escape
-from faithlens import querystate
-from faithlens.coding import exchange, modes, sessions
+from faithlens import access, querystate
+from faithlens.coding import exchange, modes, sessions, visible
 from faithlens.coding.codebook import Codebook
+from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.views import coding
 from faithlens.views.states import CodeState, CompareState, ExploreState, SessionsState
@@ -55,36 +58,68 @@ def _facts(found: sessions.Session, book: Codebook) -> None:
 
 
 def _progress(ctx: shell.PageContext, found: sessions.Session) -> None:
-    """Each coder's progress with their join link; how anyone else joins."""
+    """Each coder's progress, and the link that opens the session on the Code page."""
     shown = coding_data.progress(ctx.db_path, ctx.version, found.name)
     if not shown:
-        st.info("No coder yet: share the Code page link below; coders join by typing their name.")
+        st.info("No coder yet: share the link below; a coder opens it, signed in, and joins the session.")
     for item in shown:
         fraction = item.coded / item.total if item.total else 0.0
-        left, right = st.columns([3, 2], vertical_alignment="center")
-        left.progress(fraction, text=f"{item.coder}: {item.coded:,} of {item.total:,} coded")
-        with right:
-            _join_link(ctx.dataset, found.name, item.coder)
-    st.markdown("**Anyone can join**: open the Code page with this link and type their name.")
-    _join_link(ctx.dataset, found.name, None)
+        st.progress(fraction, text=f"{item.coder}: {item.coded:,} of {item.total:,} coded")
+    if found.closed:
+        return
+    st.markdown("**Open this session**: whoever opens this link codes as themself, once they joined.")
+    _open_link(ctx.dataset, found.name)
 
 
-def _join_link(dataset: str, name: str, coder: str | None) -> None:
-    state = CodeState(dataset=dataset, session=name, coder=coder)
+def _open_link(dataset: str, name: str) -> None:
+    state = CodeState(dataset=dataset, session=name)
     if shell.links_resolve():
-        label = f"Code as {coder}" if coder else "Open the session on the Code page"
-        st.page_link(**urlstate.link(urlstate.CODE, state), label=md_escape(label), icon=urlstate.CODE.icon)
+        label = "Open this session on the Code page"
+        st.page_link(**urlstate.link(urlstate.CODE, state), label=label, icon=urlstate.CODE.icon)
     st.code("/code?" + urlencode(querystate.encode(state), doseq=True), language=None)
 
 
-def _export_bytes(db_path: str, name: str, fmt: str, what: str) -> bytes:
+def _close(db_path: str, actor: access.Actor, dataset: str, name: str) -> None:
+    """Close's callback: close the session once and for all."""
+    root = shell.root_connection(db_path)
+    try:
+        sessions.close(root, actor, sessions.get(root, name))
+    except FaithLensError as exc:
+        st.session_state[key(dataset, name, "close_error")] = exc
+
+
+def _closing(ctx: shell.PageContext, found: sessions.Session) -> None:
+    """Who closed the session, or (for an admin) the Close control."""
+    error = st.session_state.pop(key(ctx.dataset, found.name, "close_error"), None)
+    if error is not None:
+        shell.show_error(error)
+    if found.closed:
+        st.caption(md_escape(f"Closed by {found.closed_by}: the codes are final."))
+        return
+    if ctx.actor is None or not access.allowed(ctx.actor, "close_session"):
+        return
+    with st.popover("Close session", icon=":material/lock:"):
+        st.markdown(
+            "Closing is final: no more codes, undos, decisions or comments. The coders then see the agreement, "
+            "the adjudication" + (" and each other's codes (the session is blind until then)." if found.blind else ".")
+        )
+        st.button(
+            f"Close {found.name} now",
+            key=key(ctx.dataset, found.name, "close"),
+            type="primary",
+            on_click=_close,
+            args=(ctx.db_path, ctx.actor, ctx.dataset, found.name),
+        )
+
+
+def _export_bytes(db_path: str, actor: access.Actor, name: str, fmt: str, what: str) -> bytes:
     """The session's codes or comments as a file (`exchange.export` into a temporary folder), on the
     download's thread."""
     root = shell.root_connection(db_path)
     found = sessions.get(root, name)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder) / f"{what}.{fmt}"
-        exchange.export(root, found, fmt, out, what)
+        exchange.export(root, actor, found, fmt, out, what)
         return out.read_bytes()
 
 
@@ -95,13 +130,20 @@ EXPORT_TITLES = {
 
 
 def _exports(ctx: shell.PageContext, found: sessions.Session) -> None:
+    if ctx.actor is None or not visible.sees_others(ctx.actor, found):
+        st.info(
+            "The exports hold every coder's codes: in a blind session they are for adjudicators and admins until "
+            "an admin closes it.",
+            icon=":material/lock:",
+        )
+        return
     for what in exchange.EXPORTS:
         st.markdown(EXPORT_TITLES[what])
         columns = st.columns(len(exchange.FORMATS))
         for column, fmt in zip(columns, exchange.FORMATS, strict=True):
             column.download_button(
                 f"Download {what} {fmt.upper()}",
-                data=lambda fmt=fmt, what=what: _export_bytes(ctx.db_path, found.name, fmt, what),
+                data=lambda fmt=fmt, what=what: _export_bytes(ctx.db_path, ctx.actor, found.name, fmt, what),
                 file_name=f"{found.name}.{fmt}" if what == "codes" else f"{found.name}.{what}.{fmt}",
                 mime=MIME[fmt],
                 key=key(ctx.dataset, found.name, "export", fmt) + ("" if what == "codes" else f".{what}"),
@@ -113,9 +155,9 @@ def _exports(ctx: shell.PageContext, found: sessions.Session) -> None:
 
 def _links(ctx: shell.PageContext, found: sessions.Session, book: Codebook) -> None:
     """Compare the coders' label sources; Explore coloured by one coder's."""
-    if not shell.links_resolve():
+    if not shell.links_resolve() or ctx.actor is None or not visible.sees_others(ctx.actor, found):
         return
-    everyone = coding_data.everyone(ctx.db_path, ctx.version, found.name)
+    everyone = coding_data.everyone(ctx.db_path, ctx.version, found.name, ctx.actor)
     with_codes = sorted({coder for coder, _ in everyone})
     if not with_codes:
         st.caption("Links to Compare and Explore appear once a coder has saved a code.")
@@ -146,6 +188,7 @@ def show(ctx: shell.PageContext, found: sessions.Session, state: SessionsState, 
     book = coding_data.book_of(ctx.db_path, found)
     st.subheader(md_escape(found.name))
     _facts(found, book)
+    _closing(ctx, found)
     progress, agreement, adjudication, export = st.tabs(["Coders", "Agreement", "Adjudication", "Export and links"])
     with progress:
         _progress(ctx, found)

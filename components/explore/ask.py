@@ -60,7 +60,7 @@ def section(ctx: shell.PageContext, detail: Detail, state: DetailState) -> None:
         st.caption(md_escape(hint(name, text, state)))
         with ctx.root.cursor() as cur:
             target = targets.resolve(cur, ctx.dataset, target_id)
-        answered = llm_panel.panel(ctx.root, target, key="explore")
+        answered = llm_panel.panel(ctx.root, target, key="explore", actor=ctx.actor)
     if answered is not None:
         with ctx.root.cursor() as cur:
             if store.data_version(cur) != ctx.version:

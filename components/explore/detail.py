@@ -189,8 +189,11 @@ def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: 
 
 def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
     """A document with text but no stored alignment (e.g. a transcript attached by hand): say so and
-    offer it. The write bumps the data version, so the next run reads the new alignment."""
+    offer it, except on a demo server, which writes nothing. The write bumps the data version, so the
+    next run reads the new alignment."""
     st.warning("No stored alignment for this document's summaries yet.", icon=":material/warning:")
+    if ctx.actor.mode == "demo":
+        return
     st.button(
         "Compute the alignment now",
         key=_key(ctx.dataset, "align"),

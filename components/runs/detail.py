@@ -11,6 +11,7 @@ from components.markdown import md_escape
 from components.runs import data as runs_data
 from components.runs import failures as runs_failures
 from components.runs import live as runs_live
+from faithlens import access
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm.runs import log, stability
@@ -43,13 +44,15 @@ def table(ctx: shell.PageContext, found: list[log.RunSummary], alive: frozenset[
     return row_picker.chosen_row(rows, _key(ctx.dataset, "table"), "run", units)
 
 
-def _go_on(db_path: str, dataset: str, run_id: int, retry_failed: bool, budget_key: str | None = None) -> None:
-    """Resume's and Retry failed's callback: work on the run again in the background (with the new
-    budget typed beside Resume, for a run that stopped at its budget)."""
+def _go_on(
+    db_path: str, dataset: str, actor: access.Actor, run_id: int, retry_failed: bool, budget_key: str | None = None
+) -> None:
+    """Resume's and Retry failed's callback: work on the run again in the background as `actor`, who pays
+    (with the new budget typed beside Resume, for a run that stopped at its budget)."""
     root = shell.root_connection(db_path)
     budget = st.session_state.get(budget_key) if budget_key else None
     try:
-        runs_data.jobs().start(root, run_id, retry_failed=retry_failed, budget=budget)
+        runs_data.jobs().start(root, run_id, actor, retry_failed=retry_failed, budget=budget)
     except FaithLensError as exc:
         st.session_state[_key(dataset, "error")] = exc
 
@@ -60,6 +63,10 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str, unanswered
     error = st.session_state.pop(_key(ctx.dataset, "error"), None)
     if error is not None:
         shell.show_error(error)
+    if not access.allowed(ctx.actor, "start_run"):
+        if runs.offers_resume(state, unanswered) or run.failed or run.points_failed:
+            st.caption("Resuming or retrying a run is a paid call, open to runners and admins.")
+        return
     budget_key = None
     if state == "budget" and run.settings.budget is not None:
         budget_key = _key(ctx.dataset, "budget", run.run_id)
@@ -79,7 +86,7 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str, unanswered
             icon=":material/play_arrow:",
             type="primary",
             on_click=_go_on,
-            args=(ctx.db_path, ctx.dataset, run.run_id, False, budget_key),
+            args=(ctx.db_path, ctx.dataset, ctx.actor, run.run_id, False, budget_key),
             help="Asks only for the items not done yet, and for those whose call failed (nothing was stored "
             "for them); stored answers, refusals and unparseable ones included, are never bought twice.",
         )
@@ -89,7 +96,7 @@ def _actions(ctx: shell.PageContext, run: log.RunSummary, state: str, unanswered
             key=_key(ctx.dataset, "retry", run.run_id),
             icon=":material/replay:",
             on_click=_go_on,
-            args=(ctx.db_path, ctx.dataset, run.run_id, True),
+            args=(ctx.db_path, ctx.dataset, ctx.actor, run.run_id, True),
             help="Asks the failed items again, with a new sample for answers that came back unusable; for a "
             "rewrite whose explanation points failed, only the points.",
         )

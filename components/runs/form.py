@@ -5,7 +5,8 @@ estimate, and Start.
 The estimate renders every unit's prompt, so it is made when asked for (Estimate), kept for these exact
 settings, and Start appears below it: a rerun while a run works stays cheap, and nothing is started
 without its cost on screen. Start is a callback (it runs before the next script run, so that run already
-reads the new run): `engine.create_run`, then the process's `Jobs` starts it.
+reads the new run): `engine.create_run`, then the process's `Jobs` starts it, both as `ctx.actor`, who
+pays. The form is offered to those allowed `start_run` (runners and admins); on a demo server it is not.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import streamlit as st
 from components import llm_panel, shell, unit_sets, urlstate
 from components.markdown import md_escape
 from components.runs import data as runs_data
+from faithlens import access
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
 from faithlens.llm import methods
@@ -35,12 +37,12 @@ def started(dataset: str) -> int | None:
     return st.session_state.pop(key(dataset, "started"), None)
 
 
-def _start(db_path: str, dataset: str, wanted: RunSpec, selection: Selection) -> None:
+def _start(db_path: str, dataset: str, actor: access.Actor, wanted: RunSpec, selection: Selection) -> None:
     """Start's callback: make the run and start it in the background; an error shows in the form."""
     root = shell.root_connection(db_path)
     try:
-        run_id = engine.create_run(root, wanted, selection)
-        runs_data.jobs().start(root, run_id)
+        run_id = engine.create_run(root, wanted, selection, actor)
+        runs_data.jobs().start(root, run_id, actor)
     except FaithLensError as exc:
         st.session_state[key(dataset, "error")] = exc
         return
@@ -89,7 +91,7 @@ def _settings(dataset: str, method: methods.Method, default_source: str) -> dict
         step=1.0,
         key=key(dataset, "budget"),
         placeholder="no budget",
-        help="The run stops before it would pass this amount.",
+        help="The run stops before it would pass this amount (and before passing what is left of your own).",
     )
     source = st.text_input(
         "Label source name (optional)",
@@ -115,8 +117,18 @@ def _settings(dataset: str, method: methods.Method, default_source: str) -> dict
 
 
 def section(ctx: shell.PageContext, explore_filter: Filters | None) -> None:
-    """The whole form: controls, Estimate, the estimate, Start."""
+    """The whole form: controls, Estimate, the estimate, Start (or why no run can start here)."""
     st.subheader("New run")
+    if ctx.actor.mode == "demo":
+        st.info("This is a public demo server: no run can start here. The runs listed were made elsewhere.")
+        return
+    if not access.allowed(ctx.actor, "start_run"):
+        st.info(
+            md_escape(f"Runs are paid calls, open to runners and admins; you are a {ctx.actor.role}. ")
+            + "Every run and its answers are yours to read.",
+            icon=":material/lock:",
+        )
+        return
     level = _level(ctx)
     target = runs_data.sample_target(ctx.db_path, ctx.version, ctx.dataset, level)
     if target is None:
@@ -151,7 +163,7 @@ def _estimate_and_start(ctx: shell.PageContext, wanted: RunSpec, selection: Sele
     if st.button("Estimate", key=key(ctx.dataset, "estimate"), icon=":material/calculate:", disabled=not wanted.model):
         try:
             with st.spinner("Rendering every prompt to count its tokens…"):
-                st.session_state[plan_key] = ((wanted, selection), runs.plan(ctx.root, wanted, selection))
+                st.session_state[plan_key] = ((wanted, selection), runs.plan(ctx.root, wanted, selection, ctx.actor))
         except FaithLensError as exc:
             st.session_state.pop(plan_key, None)
             shell.show_error(exc)
@@ -167,16 +179,17 @@ def _estimate_and_start(ctx: shell.PageContext, wanted: RunSpec, selection: Sele
         type="primary",
         icon=":material/play_arrow:",
         on_click=_start,
-        args=(ctx.db_path, ctx.dataset, wanted, selection),
+        args=(ctx.db_path, ctx.dataset, ctx.actor, wanted, selection),
     )
 
 
 def _show_estimate(plan: runs.Plan) -> None:
     st.markdown(md_escape(f"Estimate for {plan.spec.source} over {plan.words}"))
     cost, seconds, counts = runs.estimate_lines(plan.estimate)
-    left, right = st.columns(2)
+    left, middle, right = st.columns(3)
     left.metric("Cost", cost)
-    right.metric("Time", seconds)
+    middle.metric("Time", seconds)
+    right.metric("Your budget left", runs.budget_left(plan.estimate), help=plan.estimate.spending.describe_left())
     st.markdown("  \n".join(md_escape(line) for line in counts))
     if plan.estimate.notes:
         st.caption("\n".join(f"- {md_escape(note)}" for note in plan.estimate.notes))

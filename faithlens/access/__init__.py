@@ -14,8 +14,19 @@ Settings (FAITHLENS_AUTH, FAITHLENS_USER, FAITHLENS_MODE, FAITHLENS_COOKIE_SECRE
 `faithlens.config`, with `config.check_listen` refusing `local` mode beyond loopback.
 """
 
-from faithlens.access.actors import SignedOut, cli_actor, demo_actor, local_actor, resolve
+from faithlens.access.actors import (
+    LINK_COOKIE,
+    LINK_SESSION_MAX_AGE_S,
+    SignedOut,
+    cli_actor,
+    demo_actor,
+    local_actor,
+    open_link,
+    resolve,
+    sign_out,
+)
 from faithlens.access.directory import Budget, Directory, current
+from faithlens.access.links import SignInRefused
 from faithlens.access.rules import (
     ACTIONS,
     ROLE_HELP,
@@ -30,6 +41,8 @@ from faithlens.access.spending import BudgetExceeded, Spending, check_budget, sp
 
 __all__ = [
     "ACTIONS",
+    "LINK_COOKIE",
+    "LINK_SESSION_MAX_AGE_S",
     "ROLES",
     "ROLE_HELP",
     "Actor",
@@ -38,6 +51,7 @@ __all__ = [
     "Directory",
     "PermissionDenied",
     "Person",
+    "SignInRefused",
     "SignedOut",
     "Spending",
     "allowed",
@@ -46,7 +60,9 @@ __all__ = [
     "current",
     "demo_actor",
     "local_actor",
+    "open_link",
     "require",
     "resolve",
+    "sign_out",
     "spending",
 ]

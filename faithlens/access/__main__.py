@@ -1,5 +1,7 @@
 """`python -m faithlens.access check-listen ADDRESS`: exit 2 with one line when the settings may not
-serve on ADDRESS (`local` mode beyond loopback); `make run` calls it before starting the server."""
+serve on ADDRESS (`local` mode beyond loopback); `make run` calls it before starting the server.
+`python -m faithlens.access auth-mode`: print FAITHLENS_AUTH as the settings give it (environment or
+secrets), so `make run` serves the sign-in routes in `links` mode."""
 
 from __future__ import annotations
 
@@ -8,13 +10,19 @@ import sys
 from faithlens import config
 from faithlens.errors import FaithLensError
 
+USAGE = "usage: python -m faithlens.access check-listen ADDRESS | auth-mode"
+
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 2 or argv[0] != "check-listen":
-        print("usage: python -m faithlens.access check-listen ADDRESS", file=sys.stderr)
+    command = argv[0] if argv else ""
+    if not ((command == "check-listen" and len(argv) == 2) or (command == "auth-mode" and len(argv) == 1)):
+        print(USAGE, file=sys.stderr)
         return 2
     try:
-        config.check_listen(argv[1])
+        if command == "auth-mode":
+            print(config.auth_mode())
+        else:
+            config.check_listen(argv[1])
     except FaithLensError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

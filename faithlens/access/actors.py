@@ -15,7 +15,7 @@ from collections.abc import Mapping
 import duckdb
 
 from faithlens import config, store
-from faithlens.access import directory, people, tokens
+from faithlens.access import directory, links, people, tokens
 from faithlens.access.rules import Actor, Person
 from faithlens.errors import FaithLensError, WritesPausedError
 
@@ -120,3 +120,42 @@ def resolve(
     if auth == "oidc":
         return resolve_oidc(conn, version, claims or {})
     return resolve_link(conn, version, sealed)
+
+
+LINK_COOKIE = "faithlens_session"
+"""The cookie that holds a sealed link-session key (`links` mode), set by the app's sign-in route."""
+
+
+def open_link(conn: duckdb.DuckDBPyConnection, token: str, client: str) -> tuple[Person, str]:
+    """Sign in with a sign-in link's token from `client` (the browser's address): the person and the
+    sealed cookie value for this browser. Refused (links.SignInRefused, nothing written) for a token
+    that signs nobody in, or a client that failed too often lately."""
+    secret = config.get("cookie_secret")
+    tokens.check_secret(secret)  # a missing or short secret is refused before the link is spent
+    person, session_key = links.redeem(conn, token, client)
+    return person, tokens.seal(session_key, secret)
+
+
+def _session_key(claims: Mapping[str, object] | None, sealed: str | None) -> str | None:
+    if claims is not None:
+        return oidc_session_key(claims) if claims.get("is_logged_in") and claims.get("sub") else None
+    if not sealed:
+        return None
+    return tokens.unseal(sealed, config.get("cookie_secret"), LINK_SESSION_MAX_AGE_S)
+
+
+def sign_out(
+    conn: duckdb.DuckDBPyConnection, claims: Mapping[str, object] | None = None, sealed: str | None = None
+) -> Person | None:
+    """End the browser session that `claims` (oidc) or the sealed cookie value (links) stands for, at
+    once in every tab: each raises SignedOut at its next run. Returns who was signed out; None when
+    the session was unknown or had already ended (nothing written)."""
+    session_key = _session_key(claims, sealed)
+    if session_key is None:
+        return None
+    found = directory.current(conn, store.data_version(conn))
+    person, ended = found.session(conn, tokens.digest(session_key))
+    if person is None or ended:
+        return None
+    people.sign_out(conn, Actor(person, found.role(person.id)), session_key)
+    return person

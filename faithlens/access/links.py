@@ -14,10 +14,12 @@ count their own), which bounds guessing to MAX_FAILURES per WINDOW_S per server 
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections import deque
 from datetime import datetime, timedelta
+from urllib.parse import urlencode
 
 import duckdb
 
@@ -32,6 +34,8 @@ WINDOW_S = 600.0
 MAX_CLIENTS = 10_000
 """Client keys remembered at most; the ones with the oldest failures are forgotten first."""
 DEFAULT_VALID = timedelta(days=14)
+SIGN_IN_PATH = "/signin/link"
+"""The server's route that opens a sign-in link (`token` in its query) and sets the session cookie."""
 
 
 class SignInRefused(FaithLensError):
@@ -84,13 +88,16 @@ def create(
     require(actor, "manage_people")
     if valid_for <= timedelta(0):
         raise FaithLensError(f"a link valid for {valid_for} expires at once", "give it a positive lifetime")
-    token, link_id = tokens.new_token(), tokens.new_token()[:16]
+    token, link_id = tokens.new_token(), secrets.token_hex(8)  # hex: an id never reads as a CLI option ('-x')
 
     def body(cur: duckdb.DuckDBPyConnection) -> None:
         directory = read(cur)
         person = directory.people.get(person_id)
         if person is None:
-            raise FaithLensError(f"no person named {person_id!r}", "add them first, on the People page")
+            raise FaithLensError(
+                f"no person named {person_id!r}",
+                "add them first, on the People page or with `python -m faithlens people add`",
+            )
         if person.sign_in == "legacy":
             people.insert_person(cur, Person(person.id, person.name, None, "link"), actor.id)
         now = datetime.now()
@@ -105,14 +112,21 @@ def create(
     return link_id, token
 
 
-def revoke(conn: duckdb.DuckDBPyConnection, actor: Actor, link_id: str) -> None:
-    """Withdraw one link: opening it no longer signs anyone in (sessions it already made stay)."""
+def sign_in_url(base_url: str, token: str) -> str:
+    """The full sign-in link an admin sends: the server's address as people open it, and the token."""
+    return f"{base_url.rstrip('/')}{SIGN_IN_PATH}?{urlencode({'token': token})}"
+
+
+def revoke(conn: duckdb.DuckDBPyConnection, actor: Actor, link_id: str, person_id: str | None = None) -> None:
+    """Withdraw one link: opening it no longer signs anyone in (sessions it already made stay). With
+    `person_id`, the link must be theirs (the CLI names both, so a mistyped id revokes nobody else's)."""
     require(actor, "manage_people")
 
     def body(cur: duckdb.DuckDBPyConnection) -> None:
         link = read(cur, legacy=False).links.get(link_id)
-        if link is None:
-            raise FaithLensError(f"no sign-in link {link_id!r}", "pick a link from the People page")
+        if link is None or (person_id is not None and link.person_id != person_id):
+            whose = f" of {person_id}" if person_id is not None else ""
+            raise FaithLensError(f"no sign-in link {link_id!r}{whose}", "pick a link from the People page")
         people.append_event(cur, link.person_id, "revoke", actor.id, link_id=link_id)
 
     store.write_retrying(conn, f"access revoke link {link_id}", body)

@@ -114,50 +114,68 @@ def sign_out(conn: duckdb.DuckDBPyConnection, actor: Actor, session_key: str) ->
 
 
 def add_person(
-    conn: duckdb.DuckDBPyConnection, actor: Actor, person_id: str, name: str = "", email: str | None = None
+    conn: duckdb.DuckDBPyConnection,
+    actor: Actor,
+    person_id: str,
+    name: str = "",
+    email: str | None = None,
+    role: str | None = None,
 ) -> Person:
-    """A person who will sign in with a link an admin makes them (`links.create`). A name-only coder of
-    an older session may be named: their codes become this person's."""
+    """A person who will sign in with a link an admin makes them (`links.create`), in `role` if given
+    (in the same write). A name-only coder of an older session may be named: their codes become this
+    person's."""
     require(actor, "manage_people")
     person = Person(check_id(person_id), name.strip() or person_id.strip(), email, "link")
+    _check_role(role or "viewer")
 
     def body(cur: duckdb.DuckDBPyConnection) -> Person:
         if cur.execute("SELECT count(*) FROM person WHERE lower(person_id) = lower(?)", [person.id]).fetchone()[0]:
             raise FaithLensError(f"a person named {person.id!r} exists", "pick another name, or make them a link")
         insert_person(cur, person, actor.id)
         append_event(cur, person.id, "person", actor.id)
+        if role is not None:
+            append_event(cur, person.id, "role", actor.id, role=role)
         return person
 
     return store.write_retrying(conn, f"access add {person.id}", body)
 
 
-def _known(cur: duckdb.DuckDBPyConnection, person_id: str) -> None:
-    if person_id.lower() not in _taken(cur):
-        raise FaithLensError(
-            f"no person named {person_id!r}", "add them first on the People page, or check the spelling"
-        )
+def _known(cur: duckdb.DuckDBPyConnection, person_id: str) -> str:
+    """`person_id` as it is stored (ids compare without case: `BOB` names bob), else one line."""
+    for (known,) in cur.execute(f"SELECT person_id FROM person UNION {LEGACY_CODERS}").fetchall():
+        if known.lower() == person_id.strip().lower():
+            return known
+    raise FaithLensError(
+        f"no person named {person_id!r}",
+        "check the spelling, or add them first (People page, or `python -m faithlens people add`)",
+    )
 
 
-def _admins_after(cur: duckdb.DuckDBPyConnection, person_id: str, role: str) -> int:
-    """How many admins there would be with `person_id` in `role` (the rule of roles is the directory's)."""
+def _last_admin(cur: duckdb.DuckDBPyConnection, person_id: str) -> bool:
+    """Whether `person_id` is the only admin (the rule of roles is the directory's). A store with no
+    admin yet (a `links` server before its first admin) has no last admin to keep."""
     found = read(cur, legacy=False)
-    found.roles[person_id] = role
-    return sum(1 for pid, held in found.roles.items() if held == "admin" and found.people.get(pid) is not None)
+    admins = {pid for pid, held in found.roles.items() if held == "admin" and found.people.get(pid) is not None}
+    return admins == {person_id}
+
+
+def _check_role(role: str) -> None:
+    if role not in ROLES:
+        raise FaithLensError(f"unknown role {role!r}", f"use one of {', '.join(ROLES)}")
 
 
 def set_role(conn: duckdb.DuckDBPyConnection, actor: Actor, person_id: str, role: str) -> None:
     require(actor, "manage_people")
-    if role not in ROLES:
-        raise FaithLensError(f"unknown role {role!r}", f"use one of {', '.join(ROLES)}")
+    _check_role(role)
 
     def body(cur: duckdb.DuckDBPyConnection) -> None:
-        _known(cur, person_id)
-        if role != "admin" and _admins_after(cur, person_id, role) == 0:
+        who = _known(cur, person_id)
+        if role != "admin" and _last_admin(cur, who):
             raise FaithLensError(
-                f"{person_id} is the last admin",
+                f"{who} is the last admin",
                 "make someone else an admin first; the CLI, which acts as an admin, can too",
             )
-        append_event(cur, person_id, "role", actor.id, role=role)
+        append_event(cur, who, "role", actor.id, role=role)
 
     store.write_retrying(conn, f"access role {person_id} {role}", body)
 
@@ -174,8 +192,7 @@ def set_budget(
             )
 
     def body(cur: duckdb.DuckDBPyConnection) -> None:
-        _known(cur, person_id)
-        append_event(cur, person_id, "budget", actor.id, day_usd=day_usd, month_usd=month_usd)
+        append_event(cur, _known(cur, person_id), "budget", actor.id, day_usd=day_usd, month_usd=month_usd)
 
     store.write_retrying(conn, f"access budget {person_id}", body)
 
@@ -185,7 +202,6 @@ def revoke_person(conn: duckdb.DuckDBPyConnection, actor: Actor, person_id: str)
     require(actor, "manage_people")
 
     def body(cur: duckdb.DuckDBPyConnection) -> None:
-        _known(cur, person_id)
-        append_event(cur, person_id, "revoke", actor.id)
+        append_event(cur, _known(cur, person_id), "revoke", actor.id)
 
     store.write_retrying(conn, f"access revoke {person_id}", body)

@@ -4,13 +4,13 @@ shown once, when made). Reading it is not an action anyone is refused; changing 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import duckdb
 
 from faithlens.access.directory import Budget, Link, read
-from faithlens.access.rules import Person
+from faithlens.access.rules import Actor, Person, require
 from faithlens.access.spending import Spending
 
 SPENT_BY_PERSON = """
@@ -20,6 +20,9 @@ SELECT person,
        count(*) FILTER (cost_usd IS NULL AND created_at >= $month)
 FROM llm_call WHERE person IS NOT NULL AND created_at >= $month GROUP BY person
 """
+LINK_USES = (
+    "SELECT link_id, max(created_at) FROM access_event WHERE kind = 'sign_in' AND link_id IS NOT NULL GROUP BY 1"
+)
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,8 @@ class Member:
     spending: Spending
     last_seen: datetime | None
     links: tuple[Link, ...]
+    link_uses: dict[str, datetime] = field(default_factory=dict)
+    """link id -> when it last signed someone in (links never used are absent)."""
 
 
 def roster(cur: duckdb.DuckDBPyConnection, now: datetime | None = None) -> list[Member]:
@@ -40,6 +45,7 @@ def roster(cur: duckdb.DuckDBPyConnection, now: datetime | None = None) -> list[
     day = (now or datetime.now()).replace(hour=0, minute=0, second=0, microsecond=0)
     rows = cur.execute(SPENT_BY_PERSON, {"day": day, "month": day.replace(day=1)}).fetchall()
     sums = {person: (float(today), float(month), int(unknown)) for person, today, month, unknown in rows}
+    uses = dict(cur.execute(LINK_USES).fetchall())
     members = []
     for person in found.people.values():
         budget: Budget = found.budget(person.id)
@@ -52,6 +58,14 @@ def roster(cur: duckdb.DuckDBPyConnection, now: datetime | None = None) -> list[
                 Spending(person.id, today, month, unknown, budget),
                 found.last_seen.get(person.id),
                 links,
+                {link.link_id: uses[link.link_id] for link in links if link.link_id in uses},
             )
         )
     return sorted(members, key=lambda m: (m.person.sign_in == "legacy", m.person.sign_in == "legacy" and m.person.id))
+
+
+def members(conn: duckdb.DuckDBPyConnection, actor: Actor) -> list[Member]:
+    """The People page's table, for an admin (it shows who may do what and spend how much)."""
+    require(actor, "manage_people")
+    with conn.cursor() as cur:
+        return roster(cur)

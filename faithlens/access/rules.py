@@ -71,10 +71,13 @@ ACTION_WORDS = {
     "read": "read this",
     "read_blind_others": "see other coders' codes, gold or model labels here",
     "code": "code in this session",
+    "join": "join this session",
+    "read_agreement": "see this session's agreement or adjudication",
     "undo_own": "undo this code",
     "adjudicate": "adjudicate this session",
     "ask_model": "ask a model",
     "start_run": "start a run",
+    "import_answers": "import stored answers from a demo pack",
     "manage_people": "change people, roles, budgets or sign-in links",
     "manage_codebooks": "change codebooks",
     "manage_sessions": "create or change coding sessions",
@@ -119,6 +122,21 @@ def _code(actor: Actor, facts: dict[str, object]) -> tuple[str, str] | None:
     return _open_session(facts)
 
 
+def _join(actor: Actor, facts: dict[str, object]) -> tuple[str, str] | None:
+    """Anyone who codes may join an open session themself (an admin may also invite, when making it)."""
+    if actor.role not in CODING_ROLES:
+        return f"a {actor.role} does not code", ASK_ADMIN
+    return _open_session(facts)
+
+
+def _read_agreement(actor: Actor, facts: dict[str, object]) -> tuple[str, str] | None:
+    """Agreement and the adjudication view show every coder's codes: adjudicators and admins see them
+    at once, everyone else once an admin closes the session (so no coder sees how the others lean)."""
+    if facts["closed"] or (actor.role in SEEING_ROLES and actor.mode != "demo"):
+        return None
+    return "agreement is shown to adjudicators and admins until an admin closes the session", ASK_ADMIN
+
+
 def _undo_own(actor: Actor, facts: dict[str, object]) -> tuple[str, str] | None:
     if facts["owner"] != actor.person.id:
         return "the code is someone else's", "undo takes back your own codes only"
@@ -143,10 +161,13 @@ RULES: dict[str, tuple[tuple[str, ...], Rule]] = {
     "read": ((), _read),
     "read_blind_others": (("blind", "closed"), _read_blind_others),
     "code": (("member", "closed"), _code),
+    "join": (("closed",), _join),
+    "read_agreement": (("closed",), _read_agreement),
     "undo_own": (("owner", "closed"), _undo_own),
     "adjudicate": (("closed",), _adjudicate),
     "ask_model": (("cached",), _ask_model),
     "start_run": ((), _role_in(PAYING_ROLES, "runs are paid calls, open to runners and admins")),
+    "import_answers": ((), _role_in(PAYING_ROLES, "importing answers adds model labels, open to runners and admins")),
     "manage_people": ((), _role_in(frozenset({"admin"}), "only admins manage people")),
     "manage_codebooks": ((), _role_in(frozenset({"admin"}), "only admins change codebooks")),
     "manage_sessions": ((), _role_in(frozenset({"admin"}), "only admins create or change sessions")),
@@ -154,7 +175,7 @@ RULES: dict[str, tuple[tuple[str, ...], Rule]] = {
 }
 """action -> (the facts it needs, its rule)."""
 ACTIONS = tuple(RULES)
-DEMO_ALLOWED = frozenset({"read", "read_blind_others", "ask_model"})
+DEMO_ALLOWED = frozenset({"read", "read_blind_others", "read_agreement", "ask_model"})
 """What demo mode can do at all (asking a model only when the answer is stored: `cached=True`)."""
 
 

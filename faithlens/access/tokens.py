@@ -36,7 +36,7 @@ def digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def _check_secret(secret: str) -> bytes:
+def check_secret(secret: str) -> bytes:
     if len(secret) < MIN_SECRET_CHARS:
         raise FaithLensError(
             "the cookie secret is missing or shorter than 32 characters",
@@ -53,14 +53,14 @@ def _mac(key: bytes, message: str) -> str:
 
 def seal(value: str, secret: str, now: float | None = None) -> str:
     """`value` with the time it was sealed and their HMAC: `value.time.mac`."""
-    key = _check_secret(secret)
+    key = check_secret(secret)
     stamped = f"{value}.{int(time.time() if now is None else now)}"
     return f"{stamped}.{_mac(key, stamped)}"
 
 
 def unseal(sealed: str, secret: str, max_age_s: float, now: float | None = None) -> str | None:
     """The value `seal` was given, or None when the text was altered, forged or is older than `max_age_s`."""
-    key = _check_secret(secret)
+    key = check_secret(secret)
     stamped, _, mac = sealed.rpartition(".")
     value, _, when = stamped.rpartition(".")
     if not value or not when.isdigit() or not hmac.compare_digest(mac, _mac(key, stamped)):

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -138,6 +139,28 @@ def _load_vendored(data_dir: Path, report: Report) -> dict[str, Bundle]:
     return bundles
 
 
+def _load_and_open(
+    data_dir: Path, db_path: Path, report: Report
+) -> tuple[dict[str, Bundle], duckdb.DuckDBPyConnection]:
+    """The parsed bundles and the open database. A new database file gets its schema on another
+    thread while the files are parsed (DuckDB works without holding Python's lock), and is removed
+    again when a file does not parse; an existing one is opened only once every file parsed."""
+    if db_path.exists():
+        bundles = _load_vendored(data_dir, report)
+        return bundles, store.connect(db_path)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        opening = pool.submit(store.connect, db_path)
+        try:
+            bundles = _load_vendored(data_dir, report)
+        except BaseException:
+            if opening.exception() is None:
+                store.close(opening.result())
+                for path in (db_path, db_path.with_name(db_path.name + ".wal")):
+                    path.unlink(missing_ok=True)
+            raise
+        return bundles, opening.result()
+
+
 def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report:
     """Build or refresh every vendored benchmark from `data_dir` in one transaction."""
     started = time.perf_counter()
@@ -145,9 +168,8 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
     if only_if_stale and not is_stale(db_path, data_dir):
         report.skipped = True
         return report
-    bundles = _load_vendored(data_dir, report)
+    bundles, conn = _load_and_open(data_dir, db_path, report)
     digest = build_hash(data_dir)
-    conn = store.connect(db_path)
     try:
         _checkpoint_on_commit(conn)
         with store.write(conn, "ingest", local=True) as cur:

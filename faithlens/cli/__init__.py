@@ -35,6 +35,7 @@ GROUPS = {
     "llm": "ask a language model about one unit, with the papers' prompts; run a method over many",
     "coding": "coding sessions: import codes, agreement, export, list sessions",
     "demo-pack": "stored answers about chosen summaries in one file, to replay a demo offline elsewhere",
+    "people": "who may use a shared server: people, roles, budgets, sign-in links (acts as an admin)",
 }
 COMMANDS = (
     Command(("ingest",), "data", "build or refresh the database from data/"),
@@ -63,6 +64,12 @@ COMMANDS = (
     Command(("coding", "sessions"), "coding", "the coding sessions, newest first, with each coder's progress"),
     Command(("demo-pack", "export"), "packs", "the stored answers about chosen summaries or units, as one file"),
     Command(("demo-pack", "import"), "packs", "add a pack's answers to this database's cache (one transaction)"),
+    Command(("people", "list"), "people", "everyone with their role, budget, spending, last sign-in and sign-in links"),
+    Command(("people", "add"), "people", "add a person who will sign in with a link (optionally with a role)"),
+    Command(("people", "role"), "people", "give a person a role: viewer, coder, runner, adjudicator or admin"),
+    Command(("people", "budget"), "people", "set what a person may spend on paid calls a day and a month"),
+    Command(("people", "link"), "people", "make a person a sign-in link and print it (shown once)"),
+    Command(("people", "revoke"), "people", "withdraw a sign-in link, or every link and browser session of a person"),
 )
 
 

@@ -1,7 +1,9 @@
 """`python -m faithlens coding import|agreement|export|sessions`: coding sessions from the command line.
 
 `import` writes (codes from a CSV, in one transaction), so it needs the app stopped, like `import`;
-the others only read, so they work while the app runs (from a snapshot, said on stderr).
+the others only read, so they work while the app runs (from a snapshot, said on stderr). The CLI acts
+as FAITHLENS_USER (or `--as NAME`) with admin rights, so `import` may record the codes of the CSV's
+coders (its `coder` column) and make the session; each event records who imported it.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 import duckdb
 
 from faithlens import config, store
+from faithlens.cli import options
 from faithlens.cli.options import add_db, reading
 from faithlens.coding import comments, exchange, report, sessions
 from faithlens.errors import FaithLensError
@@ -36,13 +39,18 @@ def configure(parser: argparse.ArgumentParser, name: str) -> None:
 
 
 def _import_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", help="CSV with a header unit_id, coder, code and optionally note")
+    parser.add_argument(
+        "file",
+        help="CSV with a header unit_id, coder, code and optionally note: each row is the named coder's code "
+        "(the CLI is an admin, who may record other people's codes); the import is recorded as made by you",
+    )
     parser.add_argument("--dataset", required=True)
     parser.add_argument("--session", required=True, help="the session to add to; made when there is none")
     parser.add_argument("--codebook", required=True, help="a built-in or saved codebook, by name")
     parser.add_argument("--level", choices=LEVELS, help="the units' level (default: read from the unit ids)")
     parser.add_argument("--json", action="store_true", help="print what was imported as JSON")
     add_db(parser)
+    options.add_actor(parser)
     parser.set_defaults(run=_import)
 
 
@@ -93,7 +101,9 @@ def _import(args: argparse.Namespace) -> int:
     conn = store.connect(config.db_path(args.db), create=False)
     try:
         store.catch_up(conn)
-        done = exchange.import_codes(conn, Path(args.file), args.dataset, args.session, args.codebook, level=args.level)
+        done = exchange.import_codes(
+            conn, options.actor(args), Path(args.file), args.dataset, args.session, args.codebook, level=args.level
+        )
     finally:
         store.close(conn)
     session = done.session
@@ -176,7 +186,7 @@ def _export(args: argparse.Namespace) -> int:
     out = Path(args.out)
     with _reading(args.db) as conn:
         found = sessions.get(conn, args.session)
-        written = exchange.export(conn, found, args.format, out, args.what)
+        written = exchange.export(conn, options.actor(args), found, args.format, out, args.what)
         talked = len(comments.export_rows(conn, found)) if args.what == "codes" else 0
     print(f"wrote {written:,} {'rows' if args.what == 'codes' else 'comments'} to {out}")
     if talked:
@@ -199,6 +209,7 @@ def _sessions(args: argparse.Namespace) -> int:
         print(
             f"{row['name']}: {row['dataset']}, {row['level']}, {row['mode']}, "
             f"{row['codebook']}@{row['codebook_version']}, {row['units']:,} units; coded: {coded}"
+            + (f"; closed by {row['closed_by']}" if row["closed_by"] else "")
         )
     return 0
 
@@ -214,4 +225,5 @@ def _session_row(session: sessions.Session, progress: list[report.Progress]) -> 
         "units": len(session.units),
         "coders": [p.coder for p in progress],
         "coded": {p.coder: p.coded for p in progress},
+        "closed_by": session.closed_by,
     }

@@ -2,7 +2,8 @@
 
 The answer streams to stderr while it arrives; stdout gets the stored record (JSON with --json).
 A request answered before comes from the cache with no call (`"cached": true`), unless --fresh.
-These commands write the answer to the database, so they need the app stopped (like `import`).
+These commands write the answer to the database, so they need the app stopped (like `import`). They act
+as FAITHLENS_USER (or --as NAME), an admin, who is charged for a new answer.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import json
 import sys
 
 from faithlens import config, store
-from faithlens.cli.options import add_db, reading
+from faithlens.cli.options import actor, add_actor, add_db, reading
 from faithlens.llm import ask, costs, methods, providers, targets
 from faithlens.llm.usage import cost_text, usage_rows
 
@@ -44,6 +45,7 @@ def _ask_options(parser: argparse.ArgumentParser, action: str) -> None:
     parser.add_argument("--fresh", action="store_true", help="ask again even if cached; kept as another sample")
     parser.add_argument("--json", action="store_true", help="print the stored record as JSON")
     add_db(parser)
+    add_actor(parser)
 
 
 def _positive(text: str) -> int:
@@ -53,6 +55,7 @@ def _positive(text: str) -> int:
 
 
 def _run_ask(args: argparse.Namespace) -> int:
+    asker = actor(args)
     conn = store.connect(config.db_path(args.db), create=False)
     try:
         store.catch_up(conn)
@@ -68,7 +71,7 @@ def _run_ask(args: argparse.Namespace) -> int:
             base_url=args.base_url,
             fresh=args.fresh,
         )
-        answer = ask.ask(conn, target, what, on_text=_echo)
+        answer = ask.ask(conn, target, what, asker, on_text=_echo)
     finally:
         store.close(conn)
     print(file=sys.stderr)

@@ -4,7 +4,8 @@
 cleanly (answers in flight are stored) and exits 130; running the same command again makes a new
 run that takes every stored answer from the cache, so it calls only what is missing, and with
 `--resume RUN` the same run goes on. `--estimate` prints the estimate and calls nothing. Like
-`import`, `llm run` writes, so it needs the app stopped; `llm runs` only reads.
+`import`, `llm run` writes, so it needs the app stopped; `llm runs` only reads. `llm run` acts as
+FAITHLENS_USER (or --as NAME), an admin, who is charged for its calls and whose budget it keeps to.
 """
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from faithlens import config, store
-from faithlens.cli.options import add_db, reading
+from faithlens import access, config, store
+from faithlens.cli.options import actor, add_actor, add_db, reading
 from faithlens.errors import FaithLensError
 from faithlens.llm import costs, methods, providers
 from faithlens.llm.runs import engine, estimate, log, spec
@@ -75,6 +76,7 @@ def _run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--estimate", action="store_true", help="print the estimate and call nothing")
     parser.add_argument("--json", action="store_true")
     add_db(parser)
+    add_actor(parser)
 
 
 def _spec(args: argparse.Namespace) -> spec.RunSpec:
@@ -105,6 +107,7 @@ def _run(args: argparse.Namespace) -> int:
     # Imported here: scikit-learn (a second of import) is for a finished run's agreement, not for --help.
     from faithlens.llm.runs import stability
 
+    starter = actor(args)
     conn = store.connect(config.db_path(args.db), create=False)
     try:
         store.catch_up(conn)
@@ -112,8 +115,8 @@ def _run(args: argparse.Namespace) -> int:
             wanted = _spec(args)
             selection = spec.Selection(split=args.split, claim_set=args.claim_set)
             if args.estimate:
-                return _print_estimate(conn, wanted, selection, args.json)
-            run_id = engine.create_run(conn, wanted, selection)
+                return _print_estimate(conn, wanted, selection, starter, args.json)
+            run_id = engine.create_run(conn, wanted, selection, starter)
         else:
             run_id = args.resume
         with conn.cursor() as cur:
@@ -122,7 +125,7 @@ def _run(args: argparse.Namespace) -> int:
             raise FaithLensError(f"no run {run_id}", "see `python -m faithlens llm runs`")
         print(f"run {run.run_id}: {run.source} over {run.selection}", file=sys.stderr)
         budget = args.budget if args.resume is not None else None
-        runner = engine.Runner(conn, run, retry_failed=args.retry_failed, budget=budget)
+        runner = engine.Runner(conn, run, starter, retry_failed=args.retry_failed, budget=budget)
         started = time.monotonic()
         snapshot = _foreground(runner)
         with conn.cursor() as cur:
@@ -254,13 +257,15 @@ def _arm_text(arm: dict[str, object]) -> str:
     )
 
 
-def _print_estimate(conn, wanted: spec.RunSpec, selection: spec.Selection, as_json: bool) -> int:
+def _print_estimate(conn, wanted: spec.RunSpec, selection: spec.Selection, starter: access.Actor, as_json: bool) -> int:
     wanted = wanted.resolved()
     with conn.cursor() as cur:
         units, words = spec.select_units(cur, wanted.dataset, wanted.level, selection)
-    found = estimate.estimate(conn, wanted, units)
+    found = estimate.estimate(conn, wanted, units, starter)
     if as_json:
-        print(json.dumps({"selection": words, "source": wanted.source, **found.__dict__}, indent=2))
+        figures = {name: value for name, value in found.__dict__.items() if name != "spending"}
+        left = {"person": starter.id, "budget_left_usd": found.spending.left_usd()}
+        print(json.dumps({"selection": words, "source": wanted.source, **figures, **left}, indent=2))
         return 0
     seconds = "within 24 h (batch)" if found.seconds is None else f"about {found.seconds:,.0f} s"
     print(

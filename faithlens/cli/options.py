@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import duckdb
 
 from faithlens import config, store
+from faithlens.access import Actor, cli_actor
 from faithlens.analysis.mapping import DEFAULT
 from faithlens.analysis.thresholds import Thresholds
 from faithlens.errors import FaithLensError
@@ -17,6 +18,21 @@ from faithlens.errors import FaithLensError
 
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", help="database file (default: $FAITHLENS_DB or data/faithlens.duckdb)")
+
+
+def add_actor(parser: argparse.ArgumentParser) -> None:
+    """--as NAME: whom a writing command records (default: $FAITHLENS_USER, else the OS user name)."""
+    parser.add_argument(
+        "--as",
+        dest="as_name",
+        metavar="NAME",
+        help="act as this person, with admin rights (default: $FAITHLENS_USER, else your user name)",
+    )
+
+
+def actor(args: argparse.Namespace) -> Actor:
+    """The CLI's acting person: `--as NAME` or FAITHLENS_USER, an admin (whoever has the file has it all)."""
+    return cli_actor(getattr(args, "as_name", None))
 
 
 def add_mapping_and_thresholds(parser: argparse.ArgumentParser) -> None:

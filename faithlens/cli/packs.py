@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from faithlens.cli.options import add_db, reading
+from faithlens.cli.options import actor, add_actor, add_db, reading
 
 
 def configure(parser: argparse.ArgumentParser, name: str) -> None:
@@ -28,6 +28,7 @@ def configure(parser: argparse.ArgumentParser, name: str) -> None:
         parser.set_defaults(run=_export)
     else:
         parser.add_argument("file", help="a pack written by `demo-pack export`")
+        add_actor(parser)
         parser.set_defaults(run=_import)
     add_db(parser)
 
@@ -43,13 +44,13 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from faithlens import access, config, store
+    from faithlens import config, store
     from faithlens.llm import packs
 
     conn = store.connect(config.db_path(args.db), create=False)
     try:
         store.catch_up(conn)
-        done = packs.import_file(conn, Path(args.file), access.cli_actor().id)
+        done = packs.import_file(conn, Path(args.file), actor(args))
     finally:
         store.close(conn)
     print("\n".join(done.lines()))

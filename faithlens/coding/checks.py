@@ -35,3 +35,9 @@ def check_codes(book: Codebook, codes: tuple[str, ...], where: str) -> tuple[str
             f"choose {book.code(book.none).name} alone, or drop it",
         )
     return tuple(key for key in book.keys if key in codes)
+
+
+def refuse_closed(session) -> None:
+    """A closed session (`faithlens.coding.sessions.Session.closed`) takes no more codes."""
+    if session.closed:
+        raise CodingError(f"session {session.name!r} is closed", f"its codes are final ({session.closed_by} closed it)")

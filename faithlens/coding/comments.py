@@ -3,11 +3,13 @@ answers, one thread per unit (the adjudication view shows the disputed units' th
 
 Comments are events like codes: appended, never changed, each in its own write (`store.write_retrying`),
 so with a team store they replicate to every server like a code, and they leave with the session's
-export (`faithlens.coding.exchange`, `what="comments"`). Who wrote a comment is one field, `author`,
-which the caller passes (today the session's coder name or the adjudicator's, as codes record them).
+export (`faithlens.coding.exchange`, `what="comments"`). Who wrote a comment is one field, `author`: the
+acting person (`Actor`), who must code in the session (as a coder) or adjudicate it (as the adjudicator),
+checked by `faithlens.access.require` before anything is written.
 
-Blind stays blind: where a coder may not see other coders' codes (a blind session), they read only their
-own comments, not the other coders' nor the adjudicator's, which would tell them how others coded."""
+Blind stays blind: where a reader may not see other coders' codes (a blind session still open, to anyone
+but adjudicators and admins), they read only their own comments, not the other coders' nor the
+adjudicator's, which would tell them how others coded."""
 
 from __future__ import annotations
 
@@ -16,9 +18,9 @@ from datetime import datetime
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding.checks import CodingError
-from faithlens.coding.sessions import Session, check_coder
+from faithlens.coding.sessions import Session, check_coder, is_member
 
 ROLES = ("coder", "adjudicator")
 MAX_CHARS = 4000
@@ -35,12 +37,18 @@ class Comment:
     created_at: datetime
 
 
-def add(conn: duckdb.DuckDBPyConnection, session: Session, unit: str, text: str, author: str, role: str) -> int:
-    """Append `author`'s comment on `unit` (written as a coder or as the adjudicator); returns its id.
-    Committed when it returns, so the page shows it only once it is stored."""
+def add(conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session, unit: str, text: str, role: str) -> int:
+    """Append the actor's comment on `unit`, written as a coder of the session or as its adjudicator;
+    returns its id. Committed when it returns, so the page shows it only once it is stored."""
     if role not in ROLES:
         raise ValueError(f"role {role!r}: expected one of {ROLES}")
-    author = check_coder(author)
+    author = check_coder(actor.id)
+    if role == "coder":
+        with conn.cursor() as cur:
+            member = is_member(cur, session, author)
+        access.require(actor, "code", member=member, closed=session.closed)
+    else:
+        access.require(actor, "adjudicate", closed=session.closed)
     where = f"{session.name} / {unit}"
     if unit not in session.unit_set:
         raise CodingError(f"unit {unit!r} is not in session {session.name!r}", "comment on one of the session's units")
@@ -62,17 +70,16 @@ def add(conn: duckdb.DuckDBPyConnection, session: Session, unit: str, text: str,
     return store.write_retrying(conn, f"coding comment {session.name} {role}:{author}", write)
 
 
-def _visible(session: Session, reader: str | None) -> tuple[str, list[object]]:
-    """The condition on `coding_comment` of what `reader` may read: everything when the session is not
-    blind or the reader is the adjudication view (None), else the reader's own comments as a coder."""
-    if reader is None or not session.blind:
+def _visible(session: Session, reader: access.Actor) -> tuple[str, list[object]]:
+    """The condition on `coding_comment` of what `reader` may read: everything when they may see the other
+    coders' codes (`read_blind_others`), else their own comments as a coder."""
+    if access.allowed(reader, "read_blind_others", blind=session.blind, closed=session.closed):
         return "session_id = ?", [session.session_id]
-    return "session_id = ? AND role = 'coder' AND author = ?", [session.session_id, reader]
+    return "session_id = ? AND role = 'coder' AND author = ?", [session.session_id, reader.id]
 
 
-def thread(conn: duckdb.DuckDBPyConnection, session: Session, unit: str, reader: str | None) -> list[Comment]:
-    """The comments on `unit` that `reader` (a coder, or None for the adjudication view) may read, oldest
-    first."""
+def thread(conn: duckdb.DuckDBPyConnection, session: Session, unit: str, reader: access.Actor) -> list[Comment]:
+    """The comments on `unit` that `reader` may read, oldest first."""
     where, params = _visible(session, reader)
     with conn.cursor() as cur:
         return store.fetch_all(
@@ -85,7 +92,7 @@ def thread(conn: duckdb.DuckDBPyConnection, session: Session, unit: str, reader:
 
 
 def threads(
-    conn: duckdb.DuckDBPyConnection, session: Session, units: tuple[str, ...], reader: str | None
+    conn: duckdb.DuckDBPyConnection, session: Session, units: tuple[str, ...], reader: access.Actor
 ) -> dict[str, list[Comment]]:
     """`thread` of several units in one read: unit -> its comments `reader` may read (units without any
     left out)."""

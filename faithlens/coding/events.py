@@ -2,7 +2,12 @@
 `coding_event` together with the coder's label events (or tags) in one transaction, so a code is
 durable when the page says "Saved" and the read side (Explore, Compare) sees the coder as a source.
 
-The current code of a (coder, unit) is its latest event; an undo appends the code it returns to."""
+The current code of a (coder, unit) is its latest event; an undo appends the code it returns to.
+
+Every write takes the acting person (`Actor`) and passes `faithlens.access.require` before anything is
+written: a code is always the actor's own (the coder recorded is `actor.id`, never a name a page
+passes), undo takes back the actor's own codes only, and recording other people's codes at once (an
+import) is an admin's."""
 
 from __future__ import annotations
 
@@ -12,12 +17,12 @@ from dataclasses import dataclass
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding import library, modes
-from faithlens.coding.checks import CodingError, check_codes, require_note
+from faithlens.coding.checks import CodingError, check_codes, refuse_closed, require_note
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.labels import LabelWrite, label_writes, write_labels
-from faithlens.coding.sessions import ADJUDICATED, Session, check_coder
+from faithlens.coding.sessions import ADJUDICATED, Session, check_coder, is_member
 
 ACTIONS = ("code", "undo", "import", "adjudicate")
 LATEST_CODE = "QUALIFY row_number() OVER (PARTITION BY coder, unit_id ORDER BY event_id DESC) = 1"
@@ -146,35 +151,46 @@ def _preference(cur, session: Session, sub: Submission, codes: tuple[str, ...], 
     return Submission(sub.unit, codes, note, {"order": list(shown.order), "points": marks})
 
 
-def save(
-    conn: duckdb.DuckDBPyConnection,
-    session: Session,
-    coder: str,
-    sub: Submission,
-    made_by: str | None = None,
-    action: str = "code",
+def save(conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session, sub: Submission) -> int:
+    """Check and store the actor's own code on one unit (event + label events/tags, one transaction):
+    they must code, have joined the session, and it must be open. Returns the event id."""
+    coder = check_coder(actor.id)
+    with conn.cursor() as cur:
+        member = is_member(cur, session, coder)
+    access.require(actor, "code", member=member, closed=session.closed)
+    return store_code(conn, session, coder, sub, coder, "code")
+
+
+def store_code(
+    conn: duckdb.DuckDBPyConnection, session: Session, coder: str, sub: Submission, made_by: str, action: str
 ) -> int:
-    """Check and store one code (event + label events/tags, one transaction); returns the event id."""
-    coder = coder if coder == ADJUDICATED else check_coder(coder)
+    """Check and store one code once the caller has passed `access.require` (`save`, `report.adjudicate`)."""
     with conn.cursor() as cur:
         book = library.get(cur, session.codebook, session.codebook_version)
         checked = check(cur, session, book, sub, settled=coder == ADJUDICATED)
     writes = label_writes(session, book, coder, checked)
-    return _append(conn, session, book, coder, checked, made_by or coder, action, writes)
+    return _append(conn, session, book, coder, checked, made_by, action, writes)
 
 
 def save_many(
-    conn: duckdb.DuckDBPyConnection, session: Session, codes: list[tuple[str, Submission]], made_by: str, action: str
+    conn: duckdb.DuckDBPyConnection,
+    actor: access.Actor,
+    session: Session,
+    codes: list[tuple[str, Submission]],
+    action: str = "import",
 ) -> list[int]:
-    """Check every (coder, submission) first, then store them all in one transaction (an import):
-    the first fault is raised and nothing is written."""
+    """Record other people's codes (an import: admins only, into an open session), each event made by
+    the actor. Every (coder, submission) is checked first, then all are stored in one transaction: the
+    first fault is raised and nothing is written."""
+    access.require(actor, "manage_sessions")
+    refuse_closed(session)
     with conn.cursor() as cur:
         book = library.get(cur, session.codebook, session.codebook_version)
         checked = check_all(cur, session, book, codes)
     return store.write_retrying(
         conn,
         f"coding {action} {session.name} ({len(checked)} codes)",
-        lambda cur: insert_all(cur, session, book, checked, made_by, action),
+        lambda cur: insert_all(cur, session, book, checked, actor.id, action),
     )
 
 
@@ -252,9 +268,14 @@ def _append(
     )
 
 
-def undo(conn: duckdb.DuckDBPyConnection, session: Session, coder: str, unit: str) -> Current | None:
-    """Return the coder's code on `unit` to what it was before their latest event (uncoded when there
-    was none), by appending that code as a new event. Returns the code now current."""
+def undo(
+    conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session, unit: str, coder: str | None = None
+) -> Current | None:
+    """Return the actor's code on `unit` to what it was before their latest event (uncoded when there
+    was none), by appending that code as a new event. Returns the code now current. Naming another
+    `coder` is refused: undo takes back your own codes only."""
+    coder = actor.id if coder is None else coder
+    access.require(actor, "undo_own", owner=coder, closed=session.closed)
     with conn.cursor() as cur:
         book = library.get(cur, session.codebook, session.codebook_version)
     history = _history(conn, session, coder, unit)

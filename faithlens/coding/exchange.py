@@ -16,8 +16,9 @@ from pathlib import Path
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding import comments, events, library, sessions
+from faithlens.coding.checks import refuse_closed
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import ADJUDICATED, Session, SessionSpec
@@ -60,11 +61,15 @@ _CLAIM_ID = re.compile(r"#(?:c|x[^#]*c)\d+$")
 # ----------------------------------------------------------------------------------------------- export
 
 
-def export(conn: duckdb.DuckDBPyConnection, session: Session, fmt: str, out: Path, what: str = "codes") -> int:
+def export(
+    conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session, fmt: str, out: Path, what: str = "codes"
+) -> int:
     """Write the session's current codes (or its discussion, `what="comments"`) to `out` as `fmt` (csv,
     jsonl or parquet); returns the rows written. Codes: one row per coder and unit (the adjudicated label
     as coder `adjudicated`), in the session's reading order, then by coder with the adjudicated label
-    last. Comments: one row per comment (`comments.EXPORT_COLUMNS`), every coder's and the adjudicator's."""
+    last. Comments: one row per comment (`comments.EXPORT_COLUMNS`), every coder's and the adjudicator's.
+    Either holds every coder's work, so in a blind session still open only adjudicators and admins export."""
+    access.require(actor, "read_blind_others", blind=session.blind, closed=session.closed)
     if fmt not in FORMATS:
         raise FaithLensError(f"unknown export format {fmt!r}", f"use one of {', '.join(FORMATS)}")
     if what not in EXPORTS:
@@ -166,6 +171,7 @@ class _Line:
 
 def import_codes(
     conn: duckdb.DuckDBPyConnection,
+    actor: access.Actor,
     path: Path,
     dataset: str,
     session_name: str,
@@ -173,13 +179,17 @@ def import_codes(
     level: str | None = None,
 ) -> ImportResult:
     """Add a CSV's codes to the session `session_name`, making it if there is none (see `_new_session`
-    for its units). Every fault is one InputError naming the line; nothing is written until all rows pass."""
+    for its units). Every fault is one InputError naming the line; nothing is written until all rows pass.
+    The codes are the CSV's coders' (its `coder` column), recorded as made by the actor: recording other
+    people's codes and making sessions is an admin's (the CLI is one)."""
+    access.require(actor, "manage_sessions")
     name = str(path)
     lines = _lines(name, read_csv(path, required=IMPORT_REQUIRED, optional=IMPORT_OPTIONAL))
     with conn.cursor() as cur:
         existing = next((s for s in sessions.listed(cur) if s.name == session_name), None)
         if existing is not None:
             _same_session(name, existing, dataset, codebook, level)
+            refuse_closed(existing)
             session, where = existing, f"in session {existing.name!r}"
         else:
             spec = _spec(cur, path, lines, dataset, session_name, codebook, level)
@@ -188,8 +198,8 @@ def import_codes(
         codes = [(line.coder, _checked(cur, name, session, book, line, where)) for line in lines]
 
     def body(cur: duckdb.DuckDBPyConnection) -> Session:
-        stored = sessions.insert(cur, session) if existing is None else session
-        events.insert_all(cur, stored, book, codes, f"import {path.name}", "import")
+        stored = sessions.insert(cur, session, actor.id) if existing is None else session
+        events.insert_all(cur, stored, book, codes, actor.id, "import")
         return stored
 
     session = store.write_retrying(conn, f"coding import {path.name} into {session_name}", body)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding.codebook import Codebook, read_file
 from faithlens.errors import FaithLensError, InputError, NotFoundError
 
@@ -37,15 +37,16 @@ def remember(cur: duckdb.DuckDBPyConnection, book: Codebook, origin: str) -> Non
     )
 
 
-def save(conn: duckdb.DuckDBPyConnection, book: Codebook) -> Codebook:
-    """Save a lab's codebook (new, edited, or loaded from a file) as its newest version."""
+def save(conn: duckdb.DuckDBPyConnection, actor: access.Actor, book: Codebook) -> Codebook:
+    """Save a lab's codebook (new, edited, or loaded from a file) as its newest version: admins only."""
+    access.require(actor, "manage_codebooks")
     if book.name in builtin():
         raise InputError("codebook", "name", f"{book.name!r} is a built-in codebook; give your edited copy a new name")
     with store.write(conn, f"codebook {book.label}") as cur:
         remember(cur, book, "custom")
         cur.execute(
-            "UPDATE codebook SET created_at = ? WHERE name = ? AND version = ?",
-            [store.stamp(), book.name, book.version],
+            "UPDATE codebook SET created_at = ?, made_by = ? WHERE name = ? AND version = ?",
+            [store.stamp(), actor.id, book.name, book.version],
         )
     return book
 

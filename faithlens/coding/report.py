@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
+from faithlens import access
 from faithlens.coding import agreement, events, library, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.sessions import ADJUDICATED, Session, coders
@@ -229,12 +230,14 @@ def disagreements(conn: duckdb.DuckDBPyConnection, session: Session) -> list[Dis
 
 def adjudicate(
     conn: duckdb.DuckDBPyConnection,
+    actor: access.Actor,
     session: Session,
     unit: str,
     codes: tuple[str, ...],
     note: str | None,
-    adjudicator: str,
 ) -> int:
-    """Settle a unit: the decision becomes the session's `adjudicated` label source."""
+    """Settle a unit (adjudicators and admins, while the session is open): the decision becomes the
+    session's `adjudicated` label source, made by the actor."""
+    access.require(actor, "adjudicate", closed=session.closed)
     sub = events.Submission(unit, codes, note)
-    return events.save(conn, session, ADJUDICATED, sub, made_by=adjudicator, action="adjudicate")
+    return events.store_code(conn, session, ADJUDICATED, sub, actor.id, "adjudicate")

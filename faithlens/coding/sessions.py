@@ -1,5 +1,9 @@
-"""Coding sessions: made once (name, dataset, level, protocol, codebook, a fixed unit set, coders),
-joined by name, and read back with each coder's order of the units.
+"""Coding sessions: made once by an admin (name, dataset, level, protocol, codebook, a fixed unit set,
+invited coders), joined by a coder themself, closed once and for all by an admin, and read back with
+each coder's order of the units.
+
+Who may make, join or close a session is `faithlens.access`'s rule, checked here before anything is
+written: the acting person (`Actor`) is the one who joins, never a name a page passes.
 
 The unit set comes from the same selection as LLM runs (all units, a split, the current Explore
 filter, a claim set), optionally narrowed to a seeded random sample of N, and is fixed when the
@@ -15,7 +19,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.coding import library, modes
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError, NotFoundError
@@ -70,6 +74,12 @@ class Session:
     blind: bool
     suggestions: str | None
     coders: tuple[str, ...]
+    closed_by: str | None = None
+    """The admin who closed the session (None: open); not a column of coding_session but of coding_close."""
+
+    @property
+    def closed(self) -> bool:
+        return self.closed_by is not None
 
     @functools.cached_property
     def unit_set(self) -> frozenset[str]:
@@ -173,36 +183,59 @@ def draft(cur: duckdb.DuckDBPyConnection, spec: SessionSpec) -> Session:
     )
 
 
-def insert(cur: duckdb.DuckDBPyConnection, session: Session) -> Session:
-    """Store a drafted session (and the codebook version it uses) inside the caller's transaction."""
+def insert(cur: duckdb.DuckDBPyConnection, session: Session, made_by: str) -> Session:
+    """Store a drafted session (and the codebook version it uses) made by `made_by`, inside the caller's
+    transaction."""
     book = library.get(cur, session.codebook, session.codebook_version)
     library.remember(cur, book, "builtin" if session.codebook in library.builtin() else "custom")
     made = dataclasses.replace(session, session_id=store.next_id(cur, "coding_session_seq"))
-    columns = [f.name for f in dataclasses.fields(Session)]
+    columns = list(STORED)
     cur.execute(
-        f"INSERT INTO coding_session ({', '.join(columns)}, created_at) VALUES ({', '.join('?' * len(columns))}, ?)",
+        f"INSERT INTO coding_session ({', '.join(columns)}, made_by, created_at) "
+        f"VALUES ({', '.join('?' * len(columns))}, ?, ?)",
         [
             *(list(value) if isinstance(value, tuple) else value for value in (getattr(made, c) for c in columns)),
+            made_by,
             store.stamp(),
         ],
     )
     return made
 
 
-def create(conn: duckdb.DuckDBPyConnection, spec: SessionSpec) -> Session:
-    """Make the session (and store the codebook version it uses) in one transaction."""
+def create(conn: duckdb.DuckDBPyConnection, actor: access.Actor, spec: SessionSpec) -> Session:
+    """Make the session (and store the codebook version it uses) in one transaction: admins only."""
+    access.require(actor, "manage_sessions")
     with conn.cursor() as cur:
         drafted = draft(cur, spec)
     with store.write(conn, f"coding session {spec.name}") as cur:
-        return insert(cur, drafted)
+        return insert(cur, drafted, actor.id)
 
 
-_COLUMNS = ", ".join(f.name for f in dataclasses.fields(Session))
+STORED = tuple(f.name for f in dataclasses.fields(Session) if f.name != "closed_by")
+"""Session's fields that are coding_session's columns."""
+_COLUMNS = ", ".join(f"s.{name}" for name in STORED)
+
+
+SELECT = (
+    f"SELECT {_COLUMNS}, c.closed_by AS closed_by FROM coding_session s "
+    "LEFT JOIN coding_close c ON c.session_id = s.session_id"
+)
+SELECT_BEFORE_CLOSING = f"SELECT {_COLUMNS}, NULL AS closed_by FROM coding_session s"
+"""A read-only copy made before sessions could be closed has no coding_close (a read-only open adds no
+table): its sessions are all open."""
+
+
+def _fetch(cur: duckdb.DuckDBPyConnection, where: str, params: list[object]) -> list[Session]:
+    try:
+        return store.fetch_all(cur, Session, f"{SELECT} {where}", params)
+    except duckdb.CatalogException:
+        return store.fetch_all(cur, Session, f"{SELECT_BEFORE_CLOSING} {where}", params)
 
 
 def get(conn: duckdb.DuckDBPyConnection, name: str) -> Session:
     with conn.cursor() as cur:
-        found = store.fetch_one(cur, Session, f"SELECT {_COLUMNS} FROM coding_session WHERE name = ?", [name])
+        rows = _fetch(cur, "WHERE s.name = ?", [name])
+        found = rows[0] if rows else None
         if found is None:
             names = [row[0] for row in cur.execute("SELECT name FROM coding_session ORDER BY name").fetchall()]
             raise NotFoundError(
@@ -214,21 +247,27 @@ def get(conn: duckdb.DuckDBPyConnection, name: str) -> Session:
 
 def listed(cur: duckdb.DuckDBPyConnection, dataset: str | None = None) -> list[Session]:
     """Every session (of a dataset), newest first."""
-    return store.fetch_all(
-        cur,
-        Session,
-        f"SELECT {_COLUMNS} FROM coding_session WHERE ? IS NULL OR dataset = ? ORDER BY session_id DESC",
-        [dataset, dataset],
-    )
+    return _fetch(cur, "WHERE ? IS NULL OR s.dataset = ? ORDER BY s.session_id DESC", [dataset, dataset])
 
 
-def join(conn: duckdb.DuckDBPyConnection, session: Session, coder: str) -> str:
-    """Add a coder by name (joining twice is a no-op); returns the name as stored."""
-    coder = check_coder(coder)
+def is_member(cur: duckdb.DuckDBPyConnection, session: Session, person_id: str) -> bool:
+    """Whether the person codes in the session: invited, joined, or with codes in it (an import's)."""
+    if person_id in session.coders:
+        return True
+    return cur.execute(
+        "SELECT EXISTS (SELECT 1 FROM coding_coder WHERE session_id = $s AND coder = $p) "
+        "OR EXISTS (SELECT 1 FROM coding_event WHERE session_id = $s AND coder = $p)",
+        {"s": session.session_id, "p": person_id},
+    ).fetchone()[0]
+
+
+def join(conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session) -> str:
+    """The acting person joins the session (joining twice is a no-op): anyone who codes may join an
+    open session. Returns the coder name as stored (the person's id)."""
+    access.require(actor, "join", closed=session.closed)
+    coder = check_coder(actor.id)
     with conn.cursor() as cur:
-        known = cur.execute(
-            "SELECT count(*) FROM coding_coder WHERE session_id = ? AND coder = ?", [session.session_id, coder]
-        ).fetchone()[0]
+        known = is_member(cur, session, coder)
     if not known:
         store.write_retrying(
             conn,
@@ -254,3 +293,19 @@ def coders(cur: duckdb.DuckDBPyConnection, session: Session) -> tuple[str, ...]:
         [session.session_id, session.session_id, ADJUDICATED],
     ).fetchall()
     return tuple(dict.fromkeys([*session.coders, *(row[0] for row in joined)]))
+
+
+def close(conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session) -> Session:
+    """Close the session once and for all (admins only): its codes are final, and its coders may see the
+    others' codes, the agreement and the adjudication. Closing a closed session changes nothing."""
+    access.require(actor, "close_session")
+    if not session.closed:
+        store.write_retrying(
+            conn,
+            f"coding close {session.name}",
+            lambda cur: cur.execute(
+                "INSERT INTO coding_close (session_id, closed_by, closed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [session.session_id, actor.id, store.stamp()],
+            ),
+        )
+    return get(conn, session.name)

@@ -57,7 +57,7 @@ JSON_COLUMNS = {"attributes"}
 LIST_COLUMNS = {"source_files", "evidence", "reasons"}
 _KNOWN = {table: frozenset(columns) for table, columns in COLUMNS.items()}
 _TO_JSON = json.JSONEncoder(ensure_ascii=False).encode
-"""One encoder for every JSON and list value: `json.dumps` with an option builds a new one per call."""
+"""One encoder for every JSON value: `json.dumps` with an option builds a new one per call."""
 
 
 def unit_id(summary_id: str, kind: str, position: int) -> str:
@@ -129,8 +129,8 @@ def check_unique(file: str, what: str, ids: list[str]) -> None:
 
 def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """The rows as one NumPy object array per column of `table`, which DuckDB scans as a table
-    without pandas (importing it would cost a fresh `ingest` more than its whole write). JSON and
-    list columns travel as JSON text (`_select`)."""
+    without pandas (importing it would cost a fresh `ingest` more than its whole write). JSON columns
+    travel as JSON text; list columns as Python lists, which DuckDB converts itself (`_select`)."""
     # Imported here: the Overview reaches this module (for the paper tables) and draws its first
     # chart before numpy is loaded; only ingest and import write bundles.
     import numpy as np
@@ -138,7 +138,7 @@ def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     columns = {}
     for column in COLUMNS[table]:
         values = [row.get(column) for row in rows]
-        if column in JSON_COLUMNS or column in LIST_COLUMNS:
+        if column in JSON_COLUMNS:
             values = [None if value is None else _TO_JSON(value) for value in values]
         columns[column] = np.empty(len(values), dtype=object)
         columns[column][:] = values
@@ -146,8 +146,9 @@ def _columns(table: str, rows: list[dict[str, Any]]) -> dict[str, np.ndarray]:
 
 
 def _select(column: str) -> str:
-    """A column of the scanned bundle as its table stores it: a list column back from its JSON text."""
-    return f"from_json({column}, '[\"VARCHAR\"]')" if column in LIST_COLUMNS else column
+    """A column of the scanned bundle as its table stores it: a list column cast to a list of text
+    (DuckDB guessed its type from the Python lists; an all-empty column would read as a list of NULL)."""
+    return f"CAST({column} AS VARCHAR[])" if column in LIST_COLUMNS else column
 
 
 def write_bundle(cur: duckdb.DuckDBPyConnection, bundle: Bundle) -> None:

@@ -3,6 +3,9 @@ answered before, else by streaming a call; store the answer, and its label event
 
 One request is one prompt file rendered for one target; a method may send several (StorySumm's two
 inconsistency prompts, ARM's rewrite then its explanation split into points).
+
+Every ask is someone's (`faithlens.access.Actor`): `faithlens.llm.paying` checks a new answer before
+any request is made, and it is stored charged to the asker (`llm_call.person`).
 """
 
 from __future__ import annotations
@@ -13,8 +16,9 @@ from dataclasses import dataclass
 
 import duckdb
 
+from faithlens import access
 from faithlens.errors import FaithLensError
-from faithlens.llm import costs, evidence, methods, prompts, providers, records, retrying, votes
+from faithlens.llm import costs, evidence, methods, paying, prompts, providers, records, retrying, votes
 from faithlens.llm.answers import Answer, combine
 from faithlens.llm.interpret import interpret
 from faithlens.llm.keylocks import KeyLocks
@@ -48,18 +52,21 @@ class Ask:
 
 
 @dataclass(frozen=True)
-class _Asking:
+class Asking:
     """One `ask` in progress: where answers are stored, about what, and where calls go."""
 
     conn: duckdb.DuckDBPyConnection
     target: Target
     what: Ask
+    actor: access.Actor
     endpoint: providers.Endpoint
     on_text: Callable[[str], None] | None
     prices: dict[str, costs.Price]
     calls: retrying.Calls | None = None
-    """A run's calls: its limit on calls in flight (held while the provider answers, not while
-    storing) and its retries of faults. None: one attempt, with the SDK's own retries."""
+    """A run's calls: its limit on calls in flight (held while the provider answers, not while storing)
+    and its retries of faults. None: one attempt, with the SDK's own retries."""
+    checked: bool = False
+    """New answers were checked already (`paying.charge`, or the run): else each call is, before it is made."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ class Prepared:
 
     Runs render these to estimate tokens and cost without calling."""
 
-    asking: _Asking
+    asking: Asking
     method: methods.Method
     slots: dict[str, str]
     source: str
@@ -91,11 +98,14 @@ def prepare(
     conn: duckdb.DuckDBPyConnection,
     target: Target,
     what: Ask,
+    actor: access.Actor,
     on_text: Callable[[str], None] | None = None,
     prices: dict[str, costs.Price] | None = None,
     calls: retrying.Calls | None = None,
+    checked: bool = False,
 ) -> Prepared:
-    """Check that the method can judge `target` and render its prompts; no call is made."""
+    """Check that the method can judge `target` and render its prompts for `actor`; no call is made
+    (`checked`: a run that checked `actor` may start it, and keeps to their budget itself)."""
     method = methods.method(what.method)
     if target.level not in method.levels:
         raise FaithLensError(
@@ -106,7 +116,7 @@ def prepare(
         what = dataclasses.replace(what, evidence="none")
     endpoint = providers.Endpoint.resolve(what.provider, what.base_url)
     prices = prices if prices is not None else costs.load_prices()
-    asking = _Asking(conn, target, what, endpoint, on_text, prices, calls)
+    asking = Asking(conn, target, what, actor, endpoint, on_text, prices, calls, checked)
     variant = method.resolve_variant(what.variant, what.provider)
     slots = _slots(target, what)
     evidence_setting = what.evidence if method.evidence else None
@@ -121,11 +131,13 @@ def ask(
     conn: duckdb.DuckDBPyConnection,
     target: Target,
     what: Ask,
+    actor: access.Actor,
     on_text: Callable[[str], None] | None = None,
     prices: dict[str, costs.Price] | None = None,
 ) -> Answer:
-    """Answer `what` about `target`, storing every answer before returning it."""
-    return answer(prepare(conn, target, what, on_text, prices))
+    """Answer `what` about `target` for `actor`, storing every answer before returning it; a new answer
+    is refused before any request (PermissionDenied, BudgetExceeded) unless the actor may pay for it."""
+    return answer(paying.charge(prepare(conn, target, what, actor, on_text, prices)))
 
 
 def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
@@ -136,7 +148,8 @@ def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
     asking, label = prepared.asking, prepared.asking.what.labels
     calls = [_answer(asking, request, label, also) for request in prepared.requests]
     result = combine(prepared.method.name, calls).with_original(asking.target.text)
-    if prepared.method.draws > 1 and result.status == "ok" and label and asking.target.dataset is not None:
+    voted = label and asking.actor.mode != "demo" and asking.target.dataset is not None
+    if prepared.method.draws > 1 and result.status == "ok" and voted:
         _label_vote(asking, prepared.requests[0], calls, result)
     if prepared.method.action == "rewrite" and result.status == "ok" and result.rewritten and result.explanation:
         points = explanation_points(asking, result.explanation, prepared.source, asking.what.fresh_points)
@@ -144,7 +157,7 @@ def answer(prepared: Prepared, also: records.AlsoWrite | None = None) -> Answer:
     return result
 
 
-def explanation_points(asking: _Asking, explanation: str, source: str, fresh: bool = False) -> records.Call:
+def explanation_points(asking: Asking, explanation: str, source: str, fresh: bool = False) -> records.Call:
     """ARM A.3: a rewrite's explanation split into points, a request of its own (cached like any other,
     keyed by the explanation, so another unit with the same explanation shares it). `fresh` asks a new
     sample. Not asked when r = s: ARM has nothing to mark there (the caller checks)."""
@@ -161,15 +174,16 @@ def ask_points(
     model: str,
     explanation: str,
     source: str,
+    actor: access.Actor,
 ) -> records.Call:
     """Ask a stored rewrite's explanation points anew (a new sample of the same request), sent where the
-    rewrite was: a coder's "ask again" after the split failed or was never made."""
+    rewrite was: a coder's "ask again" after the split failed or was never made (paid by `actor`)."""
     what = Ask(methods.POINTS_PROMPT, endpoint.provider, model, base_url=endpoint.base_url, labels=False)
-    asking = _Asking(conn, target, what, endpoint, None, costs.load_prices())
+    asking = Asking(conn, target, what, actor, endpoint, None, costs.load_prices())
     return explanation_points(asking, explanation, source, fresh=True)
 
 
-def _label_vote(asking: _Asking, request: Request, calls: list[records.Call], result: Answer) -> None:
+def _label_vote(asking: Asking, request: Request, calls: list[records.Call], result: Answer) -> None:
     """The majority of a self-consistency vote as the target's label event, once its draws are stored
     (a draw alone is no label); written again only when the target's current label is not this vote."""
     call = votes.vote_call(calls)
@@ -197,7 +211,7 @@ def _slots(target: Target, what: Ask) -> dict[str, str]:
     return slots
 
 
-def _request(asking: _Asking, name: str, slots: dict[str, str], source: str, draw: int | None = None) -> Request:
+def _request(asking: Asking, name: str, slots: dict[str, str], source: str, draw: int | None = None) -> Request:
     """The prompt file rendered for the target, with the key that finds its earlier answers; `draw`
     tells a self-consistency vote's draws of the same prompt apart."""
     template = prompts.load(name)
@@ -241,7 +255,7 @@ def render(
 
 
 def _answer(
-    asking: _Asking, request: Request, label: bool = True, also: records.AlsoWrite | None = None
+    asking: Asking, request: Request, label: bool = True, also: records.AlsoWrite | None = None
 ) -> records.Call:
     """The stored answer to `request`: cached unless a fresh sample is asked for, else called and saved.
 
@@ -250,11 +264,13 @@ def _answer(
         found = _stored(asking, request, label)
         if isinstance(found, records.Call):
             return found
+        if not asking.checked:
+            paying.pay(asking, [request], with_points=False)
         call = _call(asking, request, found)
         return store_call(asking, request, call, label, also)
 
 
-def _stored(asking: _Asking, request: Request, label: bool) -> records.Call | int:
+def _stored(asking: Asking, request: Request, label: bool) -> records.Call | int:
     """The cached answer (given this target's label event if it lacks one), or the sample number to call."""
     target, what = asking.target, asking.what
     with asking.conn.cursor() as cur:
@@ -267,14 +283,14 @@ def _stored(asking: _Asking, request: Request, label: bool) -> records.Call | in
         cached = dataclasses.replace(
             cached, dataset=target.dataset, level=target.level, target_id=target.target_id, source=request.source
         )
-        event = interpret(cached, target) if label else None
+        event = interpret(cached, target) if label and asking.actor.mode != "demo" else None  # demo: no writes
         if event is not None and target.dataset is not None and not records.has_label(cur, cached, event):
             records.attach(asking.conn, cached, event, _description(request))
     return dataclasses.replace(cached, parsed={**cached.parsed, "cached": True})
 
 
 def store_call(
-    asking: _Asking, request: Request, call: records.Call, label: bool = True, also: records.AlsoWrite | None = None
+    asking: Asking, request: Request, call: records.Call, label: bool = True, also: records.AlsoWrite | None = None
 ) -> records.Call:
     """Save a finished answer (and its label event when it parsed) before anyone is shown it."""
     event = interpret(call, asking.target) if label else None
@@ -282,7 +298,7 @@ def store_call(
     return dataclasses.replace(call, call_id=call_id)
 
 
-def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
+def _call(asking: Asking, request: Request, sample: int) -> records.Call:
     """Send the turns one by one (CoT's second turn follows the first reply), then parse strictly."""
     messages, replies, tokens_in, tokens_out, latency = [], [], 0, 0, 0.0
     usage_known, refused = True, False
@@ -303,7 +319,7 @@ def _call(asking: _Asking, request: Request, sample: int) -> records.Call:
     return finished(asking, request, sample, Received(replies, usage, refused, latency))
 
 
-def _complete(asking: _Asking, request: Request, messages: list[dict[str, str]]) -> providers.Completion:
+def _complete(asking: Asking, request: Request, messages: list[dict[str, str]]) -> providers.Completion:
     """One reply: a run's call through its retries (the SDK's own off, so each attempt is seen), else
     one call with the SDK's retries."""
     template, what = request.template, asking.what
@@ -337,7 +353,7 @@ class Received:
     """Answered through a batch API, priced at the batch rate."""
 
 
-def finished(asking: _Asking, request: Request, sample: int, reply: Received) -> records.Call:
+def finished(asking: Asking, request: Request, sample: int, reply: Received) -> records.Call:
     """The record of one answer, parsed strictly: ok, parse_failure, refused or empty."""
     template, model, replies = request.template, asking.what.model, reply.replies
     parsed = parse(template.answer, replies)
@@ -368,6 +384,7 @@ def finished(asking: _Asking, request: Request, sample: int, reply: Received) ->
         output_tokens=tokens_out,
         cost_usd=costs.cost_usd(model, tokens_in, tokens_out, asking.prices, batch=reply.batch),
         latency_ms=reply.latency_ms,
+        person=asking.actor.id,
     )
 
 

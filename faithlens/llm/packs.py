@@ -10,7 +10,9 @@ parameters, texts), never the key or the machine.
 An import is checked in full first (`pack_file.read`, then every unit against this database), then
 written in one transaction. It never overwrites: an answer already stored here under the same request
 and sample is left as it is, and when it differs the result says so. Imported answers are recorded
-as such (`llm_pack_call`, `llm_pack_import`); they count toward no one's spending here.
+as such (`llm_pack_call`, `llm_pack_import` with who imported it); they count toward no one's
+spending here (`llm_call.person` stays NULL: bought elsewhere). Importing is a write, open to those
+allowed `import_answers` (runners and admins).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.errors import FaithLensError, InputError, NotFoundError
 from faithlens.llm import ask, methods, pack_file, prompts, providers
 
@@ -234,14 +236,17 @@ class Imported:
         return out
 
 
-def import_file(conn: duckdb.DuckDBPyConnection, path: Path, imported_by: str | None = None) -> Imported:
+def import_file(conn: duckdb.DuckDBPyConnection, path: Path, actor: access.Actor) -> Imported:
+    access.require(actor, "import_answers")
     if not path.is_file():
         raise FaithLensError(f"{path}: no such file", "give the path of a pack written by `demo-pack export`")
-    return import_pack(conn, path.name, path.read_bytes(), imported_by)
+    return import_pack(conn, path.name, path.read_bytes(), actor)
 
 
-def import_pack(conn: duckdb.DuckDBPyConnection, name: str, data: bytes, imported_by: str | None = None) -> Imported:
-    """Check the pack `data` (file `name`) in full, then store its answers in one transaction."""
+def import_pack(conn: duckdb.DuckDBPyConnection, name: str, data: bytes, actor: access.Actor) -> Imported:
+    """Check that `actor` may import and the pack `data` (file `name`) in full, then store its answers in
+    one transaction, recorded as imported by them."""
+    access.require(actor, "import_answers")
     pack = pack_file.read(name, data)
     with conn.cursor() as cur:
         _check_targets(cur, pack)
@@ -260,7 +265,7 @@ def import_pack(conn: duckdb.DuckDBPyConnection, name: str, data: bytes, importe
                 already += 1
             else:
                 differing.append(answer["target_id"])
-        _record(cur, pack, added, already, len(differing), imported_by)
+        _record(cur, pack, added, already, len(differing), actor.id)
         return added, already, tuple(differing)
 
     added, already, differing = store.write_retrying(conn, f"demo pack {name}", body)
@@ -301,7 +306,7 @@ def _insert(cur: duckdb.DuckDBPyConnection, pack: pack_file.Pack, answer: dict) 
 
 
 def _record(
-    cur: duckdb.DuckDBPyConnection, pack: pack_file.Pack, added: int, already: int, differing: int, by: str | None
+    cur: duckdb.DuckDBPyConnection, pack: pack_file.Pack, added: int, already: int, differing: int, by: str
 ) -> None:
     cur.execute(
         """

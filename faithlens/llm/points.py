@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, methods, prompts, providers, records, targets
 from faithlens.llm.interpret import REWRITTEN
@@ -70,15 +70,18 @@ def lookup(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, source: str
     return Points(points=tuple(call.parsed.get("items") or ()))
 
 
-def ask_again(conn: duckdb.DuckDBPyConnection, dataset: str, level: str, source: str, unit: str) -> Points:
-    """Ask for the points of the unit's current rewrite anew (a paid call), and return them as stored.
+def ask_again(
+    conn: duckdb.DuckDBPyConnection, dataset: str, level: str, source: str, unit: str, actor: access.Actor
+) -> Points:
+    """Ask for the points of the unit's current rewrite anew (a paid call by `actor`, checked before it is
+    made), and return them as stored.
     FaithLensError when they cannot be asked (r = s, no explanation, no stored call) or the call fails."""
     with conn.cursor() as cur:
         wanted = _wanted(cur, dataset, level, source, unit)
         target = targets.resolve(cur, dataset, unit)
     if isinstance(wanted, str):
         raise FaithLensError(f"the explanation points cannot be asked: {wanted}", "nothing to ask for this unit")
-    ask.ask_points(conn, target, wanted.endpoint, wanted.model, wanted.explanation, source)
+    ask.ask_points(conn, target, wanted.endpoint, wanted.model, wanted.explanation, source, actor)
     with conn.cursor() as cur:
         return lookup(cur, dataset, level, source, unit)
 

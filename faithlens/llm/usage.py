@@ -98,3 +98,19 @@ def past_answers(
             )
         )
     return found
+
+
+def stored_requests(cur: duckdb.DuckDBPyConnection, dataset: str, target_id: str) -> list[str]:
+    """What is stored about this target, in words: each method with the model, provider (and base URL)
+    it was asked with and how many answers, most answers first: what a reader can replay."""
+    rows = cur.execute(
+        """
+        SELECT method, model, provider, base_url, count(*) FROM llm_call WHERE dataset = ? AND target_id = ?
+        GROUP BY ALL ORDER BY count(*) DESC, method, model
+        """,
+        [dataset, target_id],
+    ).fetchall()
+    return [
+        f"{method} with {model} ({provider}{' at ' + base_url if base_url else ''}), {count} answer{'s' * (count != 1)}"
+        for method, model, provider, base_url, count in rows
+    ]

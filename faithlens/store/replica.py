@@ -50,7 +50,7 @@ STOP_WAIT_S = 3.0
 CHANGES = re.compile(r"\s*(INSERT|UPDATE|DELETE)\b", re.IGNORECASE)
 RESULT_READERS = frozenset({"fetchone", "fetchall", "fetchmany", "description"})
 SHARED_TABLES = tuple(
-    "coding_session coding_event coding_comment codebook llm_call llm_run person sign_in_link access_event".split()
+    "coding_session coding_close coding_event coding_comment codebook llm_call llm_run person sign_in_link access_event".split()
 )
 """Tables only the event log writes once a file is a replica: a file holding rows in them from
 before (written without the store) would disagree with every other replica, so it may not join."""

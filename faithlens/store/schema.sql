@@ -226,6 +226,10 @@ CREATE TABLE IF NOT EXISTS llm_run (
     created_at TIMESTAMP NOT NULL DEFAULT current_timestamp
 );
 
+-- Who made the run (faithlens.access: Person.id); each of its answers is charged to whoever started,
+-- resumed or retried it then (llm_call.person). NULL for runs made before people existed.
+ALTER TABLE llm_run ADD COLUMN IF NOT EXISTS started_by VARCHAR;
+
 CREATE SEQUENCE IF NOT EXISTS llm_run_event_seq;
 
 -- Append-only progress of runs. 'item': one finished attempt at (unit, repeat), ok or failed with
@@ -315,6 +319,20 @@ CREATE TABLE IF NOT EXISTS coding_coder (
     coder VARCHAR NOT NULL,
     joined_at TIMESTAMP NOT NULL DEFAULT current_timestamp,
     PRIMARY KEY (session_id, coder)
+);
+
+-- Who made a session (an admin, or whoever ran `coding import`) and who saved a lab's codebook version
+-- (NULL: made before sign-in existed, or a built-in codebook copied when a session first used it).
+ALTER TABLE coding_session ADD COLUMN IF NOT EXISTS made_by VARCHAR;
+ALTER TABLE codebook ADD COLUMN IF NOT EXISTS made_by VARCHAR;
+
+-- A session an admin closed (faithlens.coding.sessions.close), once and for all: its codes are final (no
+-- code, undo, adjudication or comment after it), and the coders of a blind session may then see the
+-- other coders' codes, the agreement and the adjudication.
+CREATE TABLE IF NOT EXISTS coding_close (
+    session_id BIGINT PRIMARY KEY,
+    closed_by VARCHAR NOT NULL,
+    closed_at TIMESTAMP NOT NULL
 );
 
 CREATE SEQUENCE IF NOT EXISTS coding_event_seq;

@@ -117,6 +117,7 @@ def session_row(session: Session, progress: Sequence[Progress]) -> dict[str, obj
         "coders": ", ".join(f"{p.coder} {p.coded}/{p.total}" for p in progress) or "none yet",
         "coded": done / total if total else 0.0,
         "blind": session.blind,
+        "closed by": session.closed_by or "",
     }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import duckdb
 
+from faithlens import access
 from faithlens.build import alignment
 from faithlens.coding import modes
 from faithlens.coding.sessions import Session
@@ -188,10 +189,13 @@ def gold_withheld(session: Session) -> str | None:
     return GOLD_WITHHELD.get(session.mode)
 
 
-def gold_labels(cur: duckdb.DuckDBPyConnection, session: Session, unit: str) -> list[tuple[str, str, str | None]]:
+def gold_labels(
+    cur: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session, unit: str
+) -> list[tuple[str, str, str | None]]:
     """The dataset's own label of the unit and (line-by-line) of its sentences: (what, label, explanation).
-    Only for non-blind sessions: the page never calls this for a blind one. Empty in the ARM modes
-    (`gold_withheld`)."""
+    Refused (`read_blind_others`) in a blind session still open, but to adjudicators and admins. Empty in
+    the ARM modes (`gold_withheld`)."""
+    access.require(actor, "read_blind_others", blind=session.blind, closed=session.closed)
     if gold_withheld(session):
         return []
     rows = cur.execute(

@@ -1,5 +1,6 @@
-"""Read models of the Rewrite page: the summaries to pick from, the sentences of one in order, and the
-earlier rewrites of a sentence with ARM's signals against it."""
+"""Read models of the Rewrite page: the summaries to pick from, the sentences of one in order, the
+earlier rewrites of a sentence with ARM's signals against it, and the stored rewrites a demo server
+replays."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import duckdb
 
 from faithlens.analysis.generator_names import generator_sql
 from faithlens.build.text import split_sentences
-from faithlens.llm import costs, signals
+from faithlens.llm import costs, methods, signals
 from faithlens.llm.usage import PastAnswer
 from faithlens.store import fetch_all, natural_key
 
@@ -55,6 +56,42 @@ def sentences(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str) -> 
         "ORDER BY position",
         [dataset, summary_id],
     )
+
+
+@dataclass(frozen=True)
+class StoredDemo:
+    """A sentence with a stored ARM rewrite, and how it was asked: asking the same replays it from the cache."""
+
+    summary_id: str
+    unit_id: str
+    position: int
+    text: str
+    provider: str
+    base_url: str | None
+    model: str
+    variant: str
+    answers: int
+
+    def __str__(self) -> str:
+        text = self.text if len(self.text) <= 70 else self.text[:69] + "…"
+        return f"{self.summary_id[:12]} · S{self.position + 1}: {text} · {self.model} ({self.variant})"
+
+
+def stored_demos(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[StoredDemo]:
+    """Every sentence of the dataset with a stored ARM rewrite that parsed, once per model and variant it
+    was asked with: what a demo server offers to replay (it asks no model)."""
+    arm = methods.METHODS["arm-rewrite"]
+    variants = {name: variant for variant in arm.variants for name in arm.template_names(variant, "sentence")}
+    rows = cur.execute(
+        """
+        SELECT u.summary_id, u.unit_id, u.position, u.text, c.provider, c.base_url, c.model, c.prompt_name, count(*)
+        FROM llm_call c JOIN unit u ON u.dataset = c.dataset AND u.unit_id = c.target_id AND u.kind = 'sentence'
+        WHERE c.dataset = ? AND c.method = ? AND c.status = 'ok'
+        GROUP BY ALL ORDER BY u.summary_id, u.position, c.model, c.prompt_name
+        """,
+        [dataset, arm.name],
+    ).fetchall()
+    return [StoredDemo(*row[:7], variants[row[7]], row[8]) for row in rows if row[7] in variants]
 
 
 def split_pasted(summary: str) -> list[str]:

@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 
 import duckdb
 
+from faithlens import access
 from faithlens.filters import Filters
 from faithlens.llm import costs, methods, prompts, targets
 from faithlens.llm.runs import engine, estimate, log
@@ -99,12 +100,19 @@ class Plan:
     estimate: Estimate
 
 
-def plan(conn: duckdb.DuckDBPyConnection, wanted: RunSpec, selection: Selection) -> Plan:
-    """Check the settings and estimate the run (no call is made); FaithLensError says what to change."""
+def plan(conn: duckdb.DuckDBPyConnection, wanted: RunSpec, selection: Selection, actor: access.Actor) -> Plan:
+    """Check the settings and estimate the run `actor` would start, with what is left of their budget (no
+    call is made); FaithLensError says what to change."""
     resolved = wanted.resolved()
     with conn.cursor() as cur:
         units, words = run_units(cur, resolved, selection)
-    return Plan(resolved, selection, len(units), words, estimate.estimate(conn, resolved, units))
+    return Plan(resolved, selection, len(units), words, estimate.estimate(conn, resolved, units, actor))
+
+
+def budget_left(found: Estimate) -> str:
+    """What is left of the starter's budget, as the estimate shows it beside the cost."""
+    left = found.spending.left_usd()
+    return "no limit" if left is None else f"${left:.2f}"
 
 
 def estimate_lines(found: Estimate) -> tuple[str, str, list[str]]:
@@ -170,6 +178,7 @@ def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
         ("budget", "none" if spec.budget is None else f"${spec.budget:g}"),
         ("label source", run.source),
         ("created", f"{run.created_at:%Y-%m-%d %H:%M:%S}"),
+        ("started by", run.started_by or "unknown (made before sign-in existed)"),
     ]
 
 

@@ -100,8 +100,9 @@ class RunsState:
 
 @dataclass(frozen=True)
 class CodeState:
-    """The Code page's URL state: the session, who codes (a coder's join link carries both), and the
-    unit shown when the coder moved away from where they resume (their first uncoded unit)."""
+    """The Code page's URL state: the session, and the unit shown when the coder moved away from where
+    they resume (their first uncoded unit). `coder` is read only to refuse a link naming someone else:
+    the coder is always the signed-in person, and the page writes no `coder`."""
 
     dataset: str | None = None
     session: str | None = None
@@ -165,3 +166,10 @@ class ErrorsState:
     typed: str = param("single", choices=("single", "any"))
     split: str | None = None
     sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PeopleState:
+    """The People page's URL state: only the dataset the other pages' links carry on."""
+
+    dataset: str | None = None

@@ -13,12 +13,14 @@ import pytest
 from faithlens import config, store
 from faithlens.access import PermissionDenied, actors, directory, links, people, roster, tokens
 from faithlens.access.directory import Budget
-from faithlens.coding import events, sessions
+from faithlens.coding import sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.llm.runs.spec import Selection
+from tests import coders
 from tests.access.conftest import row_counts
+from tests.coders import ADMIN
 from tests.coding.support import storysumm_ids
 
 
@@ -56,10 +58,10 @@ def test_name_only_coders_of_older_sessions_are_people_and_keep_their_names(db_c
     conn = store.connect(db_copy)
     try:
         spec = SessionSpec("old", "storysumm", "summary", "storysumm-faithfulness", selection=Selection("val"))
-        made = sessions.create(conn, spec)
+        made = sessions.create(conn, ADMIN, spec)
         unit = storysumm_ids("val")[0]
-        events.save(conn, made, "alice", Submission(unit, ("faithful",)))
-        sessions.join(conn, made, "carol")
+        coders.code(conn, made, "alice", Submission(unit, ("faithful",)))
+        sessions.join(conn, coders.person("carol"), made)
         with conn.cursor() as cur:
             listed = {m.person.id: (m.person.sign_in, m.role, m.last_seen) for m in roster.roster(cur)}
         assert listed == {"alice": ("legacy", "coder", None), "carol": ("legacy", "coder", None)}

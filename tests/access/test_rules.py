@@ -15,9 +15,12 @@ FACT_VALUES = {
     "read_blind_others": [{"blind": b, "closed": c} for b, c in itertools.product((False, True), repeat=2)],
     "code": [{"member": m, "closed": c} for m, c in itertools.product((False, True), repeat=2)],
     "undo_own": [{"owner": o, "closed": c} for o, c in itertools.product(("ann", "bob"), (False, True))],
+    "join": [{"closed": c} for c in (False, True)],
+    "read_agreement": [{"closed": c} for c in (False, True)],
     "adjudicate": [{"closed": c} for c in (False, True)],
     "ask_model": [{"cached": c} for c in (False, True)],
     "start_run": [{}],
+    "import_answers": [{}],
     "manage_people": [{}],
     "manage_codebooks": [{}],
     "manage_sessions": [{}],
@@ -33,6 +36,8 @@ def expected(role: str, action: str, facts: dict, demo: bool) -> bool:
             return True
         if action == "read_blind_others":
             return not facts["blind"] or facts["closed"]
+        if action == "read_agreement":
+            return facts["closed"]
         return action == "ask_model" and facts["cached"]
     if action == "read":  # viewer: reads everything that is not blinded
         return True
@@ -40,13 +45,17 @@ def expected(role: str, action: str, facts: dict, demo: bool) -> bool:
         return role in ("adjudicator", "admin") or not facts["blind"] or facts["closed"]
     if action == "code":  # codes in sessions they were invited to or joined
         return codes and facts["member"] and not facts["closed"]
+    if action == "join":  # a coder joins an open session themself (the Sessions page's "open this session")
+        return codes and not facts["closed"]
+    if action == "read_agreement":  # adjudicators and admins; coders see them once an admin closes the session
+        return role in ("adjudicator", "admin") or facts["closed"]
     if action == "undo_own":  # undo only takes back your own codes
         return codes and facts["owner"] == "ann" and not facts["closed"]
     if action == "adjudicate":
         return role in ("adjudicator", "admin") and not facts["closed"]
     if action == "ask_model":  # cache hits are open to every role that can read; new answers are paid
         return facts["cached"] or role in ("runner", "admin")
-    if action == "start_run":
+    if action in ("start_run", "import_answers"):  # a demo pack's answers become model labels: runners and admins
         return role in ("runner", "admin")
     return role == "admin"  # people, roles, budgets, codebooks, sessions, closing a session
 

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page, Playwright, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect
 
 from faithlens import config
 from faithlens.build import ingest
@@ -104,7 +104,8 @@ def running_server(
     """
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "streamlit", "run", "app.py"]
+    script = "serve.py" if (extra_env or {}).get(config.SETTINGS["auth"].env) == "links" else "app.py"  # as `make run`
+    command = [sys.executable, "-m", "streamlit", "run", script]
     command += ["--server.address", "127.0.0.1", "--server.port", str(port), *SERVER_FLAGS]
     env = {**os.environ, config.SETTINGS["db"].env: str(db_path), "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     with log_path.open("w", encoding="utf-8") as log:
@@ -198,3 +199,57 @@ def app_pages() -> list[str]:
     """app.py and every page file that exists now, as paths relative to the repository."""
     pages = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "pages").glob("*.py") if not p.name.startswith("_"))
     return ["app.py", *pages]
+
+
+LINKS_COOKIE_SECRET = "browser-tests-only-cookie-secret-0123456789"
+SIGN_IN_ADMIN = "tests-admin"
+"""Who `add_people` acts as (the CLI's admin): the people it adds are made by them."""
+
+
+def links_env() -> dict[str, str]:
+    """The settings of a `links`-mode server, for `running_server(extra_env=...)` (which then serves
+    serve.py, the app with its sign-in routes, as `make run` does in that mode)."""
+    return {config.SETTINGS["auth"].env: "links", config.SETTINGS["cookie_secret"].env: LINKS_COOKIE_SECRET}
+
+
+def add_people(db_path: Path, roles: dict[str, str]) -> dict[str, str]:
+    """Before a server opens `db_path`: add each person (id -> role) with that role and a sign-in link,
+    through the core as the CLI's admin. Returns id -> the link's path (`/signin/link?token=...`) for
+    `sign_in_by_link`. A name-only coder of an older session may be named: their codes become this
+    person's. (A running server holds the file, so people are added before it starts.)"""
+    from faithlens import access, store
+    from faithlens.access import links, people
+
+    admin = access.cli_actor(SIGN_IN_ADMIN)
+    conn = store.connect(db_path)
+    try:
+        made = {}
+        for person_id, role in roles.items():
+            people.add_person(conn, admin, person_id)
+            people.set_role(conn, admin, person_id, role)
+            made[person_id] = f"/signin/link?token={links.create(conn, admin, person_id)[1]}"
+        return made
+    finally:
+        store.close(conn)
+
+
+@contextmanager
+def links_server(
+    db_path: Path, log_path: Path, roles: dict[str, str], extra_env: dict[str, str] | None = None
+) -> Iterator[tuple[Server, dict[str, str]]]:
+    """A `links`-mode server on `db_path` with `roles` (id -> role) added first: (the server, id -> sign-in
+    link path). Sign a browser context in with `sign_in_by_link(context, server.url, links[id])`."""
+    made = add_people(db_path, roles)
+    with running_server(db_path, log_path, extra_env={**links_env(), **(extra_env or {})}) as server:
+        yield server, made
+
+
+def sign_in_by_link(context: BrowserContext, base_url: str, link: str) -> Page:
+    """Open the sign-in `link` (a path from `add_people`) in a new page of `context`: the server sets
+    the context's session cookie and shows the Overview. Returns the page, rendered."""
+    page = context.new_page()
+    page.goto(f"{base_url}{link}")
+    page.wait_for_url(f"{base_url}/")
+    wait_for_app(page)
+    expect(page.get_by_test_id("stSidebar").get_by_text("Signed in as")).to_be_visible()
+    return page

@@ -69,14 +69,23 @@ def scripted(unchanged: frozenset[str] = frozenset()):
     return respond
 
 
+LAB = "lead"
+"""The lab's admin in `lab`: runs the models and makes the sessions."""
+
+
 @contextmanager
-def lab(browser_db: Path, folder: Path, unchanged: frozenset[str] = frozenset()) -> Iterator[helpers.Server]:
-    """A fresh app server whose OpenAI base URL is a scripted LLM server (the app's default settings)."""
+def lab(
+    browser_db: Path, folder: Path, unchanged: frozenset[str] = frozenset()
+) -> Iterator[tuple[helpers.Server, dict[str, str]]]:
+    """A fresh app server whose OpenAI base URL is a scripted LLM server, signing people in by link:
+    `LAB` (an admin, who runs the models and makes the sessions) and the coders alice and bob. Yields
+    the server and each person's sign-in link."""
     with LLMServer(scripted(unchanged)) as llm:
         settings = {"OPENAI_API_KEY": "test-key", "FAITHLENS_OPENAI_BASE_URL": llm.openai_base_url}
         db = helpers.copy_db(browser_db, folder / "lab.duckdb")
-        with helpers.running_server(db, folder / "server.log", extra_env=settings) as app:
-            yield app
+        roles = {LAB: "admin", "alice": "coder", "bob": "coder"}
+        with helpers.links_server(db, folder / "server.log", roles, extra_env=settings) as made:
+            yield made
 
 
 def choose(page: Page, label: str, option: str | re.Pattern) -> None:
@@ -175,9 +184,9 @@ def create_session(page: Page, url: str, wanted: NewSession) -> int:
 
 
 def join(page: Page, url: str, session: str, name: str) -> Page:
-    """A coder (in a browser context of their own) follows the session's Code page link with their
-    name and joins."""
-    helpers.open_app(page, f"{url}/code?dataset={DATASET}&session={session}&coder={name}")
+    """A coder signed in as `name` (in a browser context of their own) follows the session's Code page
+    link and joins."""
+    helpers.open_app(page, f"{url}/code?dataset={DATASET}&session={session}")
     page.get_by_role("button", name=f"Join as {name}").click()
     helpers.wait_for_app(page)
     expect(page.get_by_role("button", name="Save and go on")).to_be_visible()

@@ -1,14 +1,17 @@
 """Coding sessions in a real browser against a real server:
 
-- two coders in two browser contexts code one session at the same time (one with the keyboard
-  shortcuts, one with the mouse), then the Sessions page shows their agreement and confusion matrix,
-  equal to what scikit-learn, statsmodels and krippendorff give on the codes this test chose;
+- two coders, signed in by link in two browser contexts (a `links`-mode server), code one blind
+  session at the same time (one with the keyboard shortcuts, one with the mouse); neither page ever
+  holds the other's notes; a coder is told the agreement waits for the session's close, and the
+  admin's Sessions page shows the agreement and confusion matrix, equal to what scikit-learn,
+  statsmodels and krippendorff give on the codes this test chose;
 - the server is killed with SIGKILL while a coder works: every code the page acknowledged ("Saved")
   is in the database afterwards;
 - a blind session's coding page shows no gold label, difficulty, gold explanation or evaluator
   verdict anywhere in the page, while the same unit in an open session shows the gold explanation.
 
-Sessions are made through the core before the server starts (the server then holds the database)."""
+Sessions are made through the core before the server starts (the server then holds the database). The
+tests in local mode (no sign-in) code as the one local user, named by FAITHLENS_USER."""
 
 from __future__ import annotations
 
@@ -20,10 +23,11 @@ import duckdb
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from faithlens import store
+from faithlens import config, store
 from faithlens.coding import sessions
-from tests import raw
+from tests import coders, raw
 from tests.browser import helpers, protocols
+from tests.coders import ADMIN
 
 pytestmark = pytest.mark.browser
 
@@ -37,27 +41,60 @@ BOB = ("faithful", "na", "unfaithful", "na", "faithful", "faithful")
 def _make(db: Path, spec: sessions.SessionSpec) -> sessions.Session:
     conn = store.connect(db)
     try:
-        return sessions.create(conn, spec)
+        return sessions.create(conn, ADMIN, spec)
     finally:
         conn.close()
 
 
+def as_user(name: str) -> dict[str, str]:
+    """A local-mode server's settings with `name` its one user (an admin, who codes as themself)."""
+    return {config.SETTINGS["user"].env: name}
+
+
 @pytest.fixture
-def duo(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, sessions.Session]]:
+def duo(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, dict[str, str]]]:
+    """A links-mode server with a blind session for alice and bob, and lead, an admin; yields the server
+    and each person's sign-in link."""
     db = helpers.copy_db(browser_db, tmp_path / "coding.duckdb")
     spec = sessions.SessionSpec(
         "duo", DATASET, "sentence", "storysumm-faithfulness", sample=len(ALICE), seed=5, ordering="fixed",
         coders=("alice", "bob"),
     )  # fmt: skip
-    session = _make(db, spec)
-    with helpers.running_server(db, tmp_path / "server.log") as server:
-        yield server, session
+    _make(db, spec)
+    roles = {"alice": "coder", "bob": "coder", "lead": "admin"}
+    with helpers.links_server(db, tmp_path / "server.log", roles) as (server, links):
+        yield server, links
 
 
-def _code_page(browser: Browser, server: helpers.Server, coder: str, session: str = "duo") -> Page:
+def _context(browser: Browser):
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(30_000)
-    return helpers.open_app(context.new_page(), f"{server.url}/code?dataset={DATASET}&session={session}&coder={coder}")
+    return context
+
+
+def _code_page(browser: Browser, server: helpers.Server, session: str = "duo") -> Page:
+    """The Code page of `session` as the local user (a local-mode server)."""
+    return helpers.open_app(_context(browser).new_page(), f"{server.url}/code?dataset={DATASET}&session={session}")
+
+
+COLD_OVERVIEW_MS = 120_000
+"""A sign-in lands on the Overview, the slowest page of a fresh server (its first run builds its caches)."""
+
+
+def sign_in(context, server: helpers.Server, link: str) -> Page:
+    """`helpers.sign_in_by_link`, waiting longer for the Overview a fresh server draws first."""
+    page = context.new_page()
+    page.goto(f"{server.url}{link}")
+    page.wait_for_url(f"{server.url}/")
+    helpers.wait_for_app(page, COLD_OVERVIEW_MS)
+    expect(page.get_by_test_id("stSidebar").get_by_text("Signed in as")).to_be_visible()
+    return page
+
+
+def _signed_in(browser: Browser, server: helpers.Server, link: str, url: str) -> Page:
+    """A new browser context signed in through `link`, at `url` (a path)."""
+    page = sign_in(_context(browser), server, link)
+    return helpers.open_app(page, f"{server.url}{url}")
 
 
 def _saved(page: Page, position: int) -> None:
@@ -92,16 +129,25 @@ def _code_with_mouse(page: Page, code: str, note: str | None, position: int) -> 
 
 
 def test_two_coders_at_once_then_the_agreement_table(browser: Browser, duo) -> None:
-    server, session = duo
-    alice, bob = _code_page(browser, server, "alice"), _code_page(browser, server, "bob")
+    server, links = duo
+    code_url = f"/code?dataset={DATASET}&session=duo"
+    alice, bob = (_signed_in(browser, server, links[who], code_url) for who in ("alice", "bob"))
     for position, (mine, theirs) in enumerate(zip(ALICE, BOB, strict=True), start=1):
-        _code_with_keys(alice, mine, "not in the story" if mine == "unfaithful" else None, position)
-        _code_with_mouse(bob, theirs, "the story says otherwise" if theirs == "unfaithful" else None, position)
+        _code_with_keys(alice, mine, "alice-note: not in the story" if mine == "unfaithful" else None, position)
+        _code_with_mouse(
+            bob, theirs, "bob-note: the story says otherwise" if theirs == "unfaithful" else None, position
+        )
+        assert "bob-note" not in alice.content() and "alice-note" not in bob.content(), "blind: own notes only"
     expect(alice.get_by_text(f"{len(ALICE)} of {len(ALICE)} units coded by alice")).to_be_visible()
     helpers.assert_no_exception(alice)
     helpers.assert_no_exception(bob)
 
-    page = helpers.open_app(alice, f"{server.url}/sessions?dataset={DATASET}&session=duo")
+    told = helpers.open_app(alice, f"{server.url}/sessions?dataset={DATASET}&session=duo")
+    told.get_by_role("tab", name="Agreement").click()
+    expect(told.get_by_text("coders see it once an admin closes the session").first).to_be_visible()
+    assert "bob-note" not in told.content()
+
+    page = _signed_in(browser, server, links["lead"], f"/sessions?dataset={DATASET}&session=duo")
     page.get_by_role("tab", name="Agreement").click()
     helpers.wait_for_app(page)
     figures = protocols.agreement_figures(ALICE, BOB)
@@ -142,8 +188,8 @@ def test_kill_9_loses_no_acknowledged_code(browser: Browser, browser_db: Path, t
     spec = sessions.SessionSpec("crash", DATASET, "sentence", "storysumm-faithfulness", sample=20, ordering="fixed")
     session = _make(db, spec)
     acknowledged: dict[str, str] = {}
-    with helpers.running_server(db, tmp_path / "server.log") as server:
-        page = _code_page(browser, server, "carol", "crash")
+    with helpers.running_server(db, tmp_path / "server.log", extra_env=as_user("carol")) as server:
+        page = _code_page(browser, server, "crash")
         page.get_by_role("button", name="Join as carol").click()
         helpers.wait_for_app(page)
         for position in range(1, 9):
@@ -183,7 +229,7 @@ def blind_and_open(browser_db: Path, tmp_path: Path) -> Iterator[helpers.Server]
             name, DATASET, "sentence", "storysumm-faithfulness", blind=blind, units=(unit,), units_from="the test"
         )
         _make(db, spec)
-    with helpers.running_server(db, tmp_path / "server.log") as server:
+    with helpers.running_server(db, tmp_path / "server.log", extra_env=as_user("dana")) as server:
         yield server
 
 
@@ -194,7 +240,7 @@ def test_a_blind_session_shows_no_gold_label_anywhere(browser: Browser, blind_an
     evaluators = sorted(raw.storysumm_predictions())
     words = _clean_words(explanation)
 
-    blind = _code_page(browser, server, "dana", "blind")
+    blind = _code_page(browser, server, "blind")
     blind.get_by_role("button", name="Join as dana").click()
     helpers.wait_for_app(blind)
     expect(blind.get_by_role("button", name="Save and go on")).to_be_visible()
@@ -205,7 +251,7 @@ def test_a_blind_session_shows_no_gold_label_anywhere(browser: Browser, blind_an
     assert not [name for name in evaluators if name in html], "an evaluator is named on the blind page"
     assert "unfaithful" not in html.replace("No (inconsistent)", ""), "a label value is on the blind page"
 
-    shown = _code_page(browser, server, "dana", "open")
+    shown = _code_page(browser, server, "open")
     shown.get_by_role("button", name="Join as dana").click()
     helpers.wait_for_app(shown)
     shown.get_by_text("Reference: the gold label").click()
@@ -253,17 +299,17 @@ def preference(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Serve
             "prefer", DATASET, "claim", "arm-preference", "arm-preference", suggestions="llm/arm-rewrite-both/test",
             blind=False, units=(unit,), units_from="the test", coders=("ana", "ben"),
         )  # fmt: skip
-        made = sessions.create(conn, spec)
-        events.save(conn, made, "ben", events.Submission(unit, ("rewrite",), None, {"points": ["WRONG", "WRONG"]}))
+        made = sessions.create(conn, ADMIN, spec)
+        coders.code(conn, made, "ben", events.Submission(unit, ("rewrite",), None, {"points": ["WRONG", "WRONG"]}))
     finally:
         conn.close()
-    with helpers.running_server(db, tmp_path / "server.log") as server:
+    with helpers.running_server(db, tmp_path / "server.log", extra_env=as_user("ana")) as server:
         yield server, raw.storysumm_records()[summary_id]["claims"][0].strip(), REWORDED
 
 
 def test_arm_preference_tells_the_coder_only_a_or_b(browser: Browser, preference) -> None:
     server, original, rewrite = preference
-    page = _code_page(browser, server, "ana", "prefer")
+    page = _code_page(browser, server, "prefer")
     versions = page.locator(".flc-version").filter(has=page.locator(".flc-tag").get_by_text(re.compile("^[AB]$")))
     expect(versions).to_have_count(2)
     boxes = {versions.nth(i).inner_text().strip() for i in range(2)}

@@ -9,7 +9,8 @@
   of the blind session does not see, and the adjudicator's answer on the Sessions page, which the coders
   of the blind session do not see either.
 
-Sessions and the disputed codes are made through the core before the server starts (it then holds the file)."""
+Sessions and the disputed codes are made through the core before the server starts (it then holds the file).
+The server signs people in by link: ann and bob code, dee adjudicates, each in their own browser context."""
 
 from __future__ import annotations
 
@@ -22,9 +23,12 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from faithlens import store
-from faithlens.coding import events, library, sessions
+from faithlens.coding import library, sessions
 from faithlens.coding.events import Submission
+from tests import coders
 from tests.browser import helpers
+from tests.browser.test_coding import sign_in
+from tests.coders import ADMIN
 
 pytestmark = pytest.mark.browser
 
@@ -57,35 +61,41 @@ broken inside ("Contradi|ction") sits on two."""
 
 
 @pytest.fixture
-def server(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, sessions.Session]]:
+def server(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, sessions.Session, dict[str, str]]]:
+    """A links-mode server with the sessions made; yields it, the blind session "talk" and the sign-in
+    links of ann and bob (coders) and dee (adjudicator)."""
     db = helpers.copy_db(browser_db, tmp_path / "discussion.duckdb")
     conn = store.connect(db)
     try:
         sessions.create(
             conn,
+            ADMIN,
             sessions.SessionSpec(
                 "tofu", "tofueval", "sentence", TOFU.name, sample=3, seed=4, ordering="fixed", coders=("ann",)
             ),
         )
         talk = sessions.create(
             conn,
+            ADMIN,
             sessions.SessionSpec(
                 "talk", "storysumm", "summary", "storysumm-faithfulness", sample=2, seed=1, ordering="fixed",
                 coders=("ann", "bob"),
             ),
         )  # fmt: skip
-        events.save(conn, talk, "ann", Submission(talk.units[0], ("faithful",)))
-        events.save(conn, talk, "bob", Submission(talk.units[0], ("unfaithful",), "the ending"))
+        coders.code(conn, talk, "ann", Submission(talk.units[0], ("faithful",)))
+        coders.code(conn, talk, "bob", Submission(talk.units[0], ("unfaithful",), "the ending"))
     finally:
         conn.close()
-    with helpers.running_server(db, tmp_path / "server.log") as running:
-        yield running, talk
+    roles = {"ann": "coder", "bob": "coder", "dee": "adjudicator"}
+    with helpers.links_server(db, tmp_path / "server.log", roles) as (running, links):
+        yield running, talk, links
 
 
-def _open(browser: Browser, url: str) -> Page:
+def _open(browser: Browser, running: helpers.Server, link: str, url: str) -> Page:
+    """A new browser context signed in through `link`, at `url`."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(30_000)
-    return helpers.open_app(context.new_page(), url)
+    return helpers.open_app(sign_in(context, running, link), url)
 
 
 def _errors(page: Page) -> list[str]:
@@ -107,8 +117,8 @@ def _press(page: Page, key: str) -> None:
 
 
 def test_no_error_enter_words_definitions_and_examples(browser: Browser, server) -> None:
-    running, _ = server
-    page = _open(browser, f"{running.url}/code?dataset=tofueval&session=tofu&coder=ann")
+    running, _, links = server
+    page = _open(browser, running, links["ann"], f"{running.url}/code?dataset=tofueval&session=tofu")
     names = [code.name for code in TOFU.codes]
     assert names[-1] == "No error"
 
@@ -164,14 +174,11 @@ def _discussion(page: Page, label: str) -> None:
 
 
 def test_a_disputed_units_discussion_stays_blind(browser: Browser, server) -> None:
-    running, talk = server
+    running, talk, links = server
     unit = talk.units[0]
+    code_url = f"{running.url}/code?{urlencode({'dataset': 'storysumm', 'session': 'talk', 'unit': unit})}"
 
-    def code_url(coder: str) -> str:
-        query = {"dataset": "storysumm", "session": "talk", "coder": coder, "unit": unit}
-        return f"{running.url}/code?{urlencode(query)}"
-
-    ann = _open(browser, code_url("ann"))
+    ann = _open(browser, running, links["ann"], code_url)
     _discussion(ann, "Your comment")
     ann.get_by_role("textbox", name="Your comment").fill(HOSTILE)
     ann.get_by_role("button", name="Post comment").click()
@@ -179,13 +186,12 @@ def test_a_disputed_units_discussion_stays_blind(browser: Browser, server) -> No
     expect(ann.get_by_text(HOSTILE, exact=True)).to_be_visible()
     assert ann.locator("img.fl-pwned").count() == 0, "the comment is text, not markup"
 
-    bob = _open(browser, code_url("bob"))
+    bob = _open(browser, running, links["bob"], code_url)
     expect(bob.get_by_text("Discussion of this unit (0)")).to_be_visible()
     assert "ann's" not in bob.locator('[data-testid="stMain"]').inner_text()
 
-    sessions_page = _open(browser, f"{running.url}/sessions?dataset=storysumm&session=talk")
+    sessions_page = _open(browser, running, links["dee"], f"{running.url}/sessions?dataset=storysumm&session=talk")
     sessions_page.get_by_role("tab", name="Adjudication").click()
-    sessions_page.get_by_role("textbox", name="Adjudicator (your name, required)").fill("dee")
     expect(sessions_page.get_by_text(HOSTILE, exact=True)).to_be_visible()
     _discussion(sessions_page, "Comment as the adjudicator")
     sessions_page.get_by_role("textbox", name="Comment as the adjudicator").fill(ANSWER)

@@ -1,11 +1,13 @@
-"""The machine's sign-in plumbing, end to end: Streamlit's `st.login` / `st.user` (Authlib) against a
-real OpenID Connect provider (tests/oidc.py) in Debian's Chromium. A tiny throwaway app is written to
-the test's folder with `[auth]` in its `.streamlit/secrets.toml`; two browser contexts sign in as two
-people through the provider's own authorize page, and each sees their own `sub` and email, after a
-reload too; one signing out (through the provider's end-session page) leaves the other signed in.
+"""Sign-in through a real OpenID Connect provider (tests/oidc.py) in Debian's Chromium.
 
-This checks what FAITHLENS_AUTH=oidc stands on (Streamlit, Authlib, httpx, the cookie on the way back)
-without FaithLens's pages, so a failure here points at the plumbing, not at the app."""
+- The plumbing: Streamlit's `st.login` / `st.user` (Authlib) in a tiny throwaway app with `[auth]` in
+  its `.streamlit/secrets.toml`; two browser contexts sign in as two people through the provider's own
+  authorize page, each sees their own `sub` and email, after a reload too; one signing out (through
+  the provider's end-session page) leaves the other signed in. A failure here points at the plumbing.
+- FaithLens itself with FAITHLENS_AUTH=oidc: the first person to sign in becomes admin and the second
+  a viewer, each sees their own name, email and role, the People page is offered and open to the admin
+  only, and signing out in one tab ends that browser's other tab at its next run.
+"""
 
 from __future__ import annotations
 
@@ -90,3 +92,75 @@ def test_two_people_sign_in_through_the_provider_and_each_sees_their_own_identit
             finally:
                 for context in contexts:
                     context.close()
+
+
+def write_secrets(path: Path, app_port: int, metadata_url: str) -> Path:
+    """The `[auth]` of FAITHLENS_AUTH=oidc, in a file of the test's own (STREAMLIT_SECRETS_FILES names
+    it), so the repository's .streamlit/ is left alone."""
+    path.write_text(
+        "[auth]\n"
+        f'redirect_uri = "http://localhost:{app_port}/oauth2callback"\n'
+        f'cookie_secret = "{secrets.token_urlsafe(32)}"\n'
+        'client_id = "faithlens-test"\n'
+        f'client_secret = "{secrets.token_urlsafe(16)}"\n'
+        f'server_metadata_url = "{metadata_url}"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+def sign_in_to_faithlens(context: BrowserContext, app_url: str, sub: str) -> Page:
+    """Through FaithLens's sign-in page and the provider's own authorize page."""
+    page = context.new_page()
+    helpers.open_app(page, app_url)
+    expect(page.get_by_role("heading", name="Sign in to FaithLens")).to_be_visible()
+    page.get_by_role("button", name="Sign in with localhost").click()
+    page.locator(f'button[value="{sub}"]').click()
+    page.wait_for_url(f"{app_url}/**")
+    helpers.wait_for_app(page)
+    return page
+
+
+def identity(page: Page) -> str:
+    return page.get_by_test_id("stSidebar").inner_text()
+
+
+def test_faithlens_signs_people_in_through_the_provider_first_one_admin_and_sign_out_ends_every_tab(
+    browser: Browser, browser_db: Path, tmp_path: Path
+):
+    app_port = helpers.free_port()
+    db = helpers.copy_db(browser_db, tmp_path / "oidc.duckdb")
+    with provider(PEOPLE, tmp_path / "idp.log") as idp:
+        settings = {
+            "FAITHLENS_AUTH": "oidc",
+            "STREAMLIT_SECRETS_FILES": str(write_secrets(tmp_path / "secrets.toml", app_port, idp.metadata_url)),
+        }
+        with helpers.running_server(db, tmp_path / "app.log", extra_env=settings, port=app_port) as server:
+            app_url = f"http://localhost:{app_port}"
+            alice, bob = browser.new_context(), browser.new_context()
+            try:
+                first = sign_in_to_faithlens(alice, app_url, PEOPLE[0]["sub"])
+                second = sign_in_to_faithlens(bob, app_url, PEOPLE[1]["sub"])
+                for page, person, role in ((first, PEOPLE[0], "admin"), (second, PEOPLE[1], "viewer")):
+                    helpers.open_app(page, app_url)  # a reload: the provider's sign-in is carried by its cookie
+                    shown = identity(page)
+                    assert f"Signed in as {person['name']}" in shown, server.log_tail()
+                    assert person["email"] in shown and f"role: {role}" in shown
+                assert "People" in identity(first) and "People" not in identity(second), "offered to admins only"
+                helpers.open_app(second, f"{app_url}/people")
+                expect(second.get_by_test_id("stAlertContentError")).to_contain_text("only admins manage people")
+
+                other_tab = helpers.open_app(alice.new_page(), f"{app_url}/explore")
+                first.get_by_test_id("stSidebar").get_by_role("button", name="Sign out").click()
+                first.get_by_role("button", name="End session").click()  # the provider's end-session page
+                first.wait_for_url(f"{app_url}/**")
+                helpers.wait_for_app(first)
+                expect(first.get_by_role("heading", name="Sign in to FaithLens")).to_be_visible()
+                other_tab.get_by_test_id("stSidebar").get_by_text("fables", exact=True).click()  # its next run
+                helpers.wait_for_app(other_tab)
+                expect(other_tab.get_by_text("you were signed out")).to_be_visible()
+                helpers.open_app(second, app_url)
+                assert f"Signed in as {PEOPLE[1]['name']}" in identity(second), "the other person stays signed in"
+            finally:
+                alice.close()
+                bob.close()

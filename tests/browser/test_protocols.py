@@ -2,7 +2,8 @@
 mode needs is made on the Runs page against the scripted LLM server (hybrid: StorySumm's suggested
 inconsistencies; the ARM modes: ARM rewrites of the sentences of one summary, found with Explore's
 search), the session on the Sessions page, the codes on the Code page, and the session's figures on the
-Sessions page equal those computed here from the codes the coders entered."""
+Sessions page equal those computed here from the codes the coders entered. The server signs people in by
+link: the lab's admin runs the models and makes the sessions, alice and bob code."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from tests.browser import helpers
 from tests.browser import protocols as steps
 from tests.browser.protocols import NewSession, agreement_tab, expect_agreement, grid, number, pct, save
+from tests.browser.test_coding import sign_in
 
 pytestmark = pytest.mark.browser
 
@@ -31,20 +33,36 @@ Joins = Callable[[str, str], Page]
 
 
 @pytest.fixture
-def app(browser_db: Path, tmp_path: Path) -> Iterator[helpers.Server]:
-    with steps.lab(browser_db, tmp_path, UNCHANGED) as server:
-        yield server
+def signed(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, dict[str, str]]]:
+    with steps.lab(browser_db, tmp_path, UNCHANGED) as made:
+        yield made
 
 
 @pytest.fixture
-def coder(browser: Browser, app: helpers.Server) -> Iterator[Joins]:
-    """`coder(session, name)`: that coder joined, in a browser context of their own (closed after the test)."""
+def app(signed) -> helpers.Server:
+    return signed[0]
+
+
+@pytest.fixture
+def page(browser: Browser, signed) -> Iterator[Page]:
+    """The lab's admin, signed in: runs the models, makes the sessions, reads the figures."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.set_default_timeout(30_000)
+    yield sign_in(context, signed[0], signed[1][steps.LAB])
+    context.close()
+
+
+@pytest.fixture
+def coder(browser: Browser, signed) -> Iterator[Joins]:
+    """`coder(session, name)`: that coder signed in and joined, in a browser context of their own (closed
+    after the test)."""
     contexts: list[BrowserContext] = []
+    server, links = signed
 
     def joined(session: str, name: str) -> Page:
         contexts.append(browser.new_context(viewport={"width": 1400, "height": 1000}))
         contexts[-1].set_default_timeout(30_000)
-        return steps.join(contexts[-1].new_page(), app.url, session, name)
+        return steps.join(sign_in(contexts[-1], server, links[name]), server.url, session, name)
 
     yield joined
     for context in contexts:

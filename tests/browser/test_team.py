@@ -1,7 +1,8 @@
 """The team store in real browsers against two real app servers sharing one real PostgreSQL:
 
 - the coding session is made through the core on server A's file only; server B's file gets it by
-  pulling from the store. Coder alice codes on server A, coder bob on server B, the same session;
+  pulling from the store. Coder alice codes on server A, coder bob on server B, the same session (each
+  server in local mode, its one user named by FAITHLENS_USER: alice's A, bob's B);
 - both servers' Sessions page show the same agreement figures and confusion matrix, equal to what
   scikit-learn, statsmodels and krippendorff give on the codes this test chose (test_coding's way);
 - PostgreSQL stopped: a page shows "Writes are paused", a save shows "Not saved: the team store ..."
@@ -34,7 +35,17 @@ from faithlens.coding import sessions
 from faithlens.store import replica
 from faithlens.store.team import describe
 from tests.browser import helpers, protocols
-from tests.browser.test_coding import ALICE, BOB, DATASET, _code_button, _code_page, _code_with_mouse, _saved
+from tests.browser.test_coding import (
+    ALICE,
+    BOB,
+    DATASET,
+    _code_button,
+    _code_page,
+    _code_with_mouse,
+    _saved,
+    as_user,
+)
+from tests.coders import ADMIN
 from tests.pgcluster import Cluster
 
 pytestmark = pytest.mark.browser
@@ -66,8 +77,9 @@ class Team:
     def env(self) -> dict[str, str]:
         return {EVENTS_URL: self.cluster.url, "FAITHLENS_EVENTS_RETRY": str(RETRY_S)}
 
-    def server(self, db: Path, name: str):
-        return helpers.running_server(db, self.folder / f"{name}.log", extra_env=self.env)
+    def server(self, db: Path, name: str, user: str):
+        """A local-mode server on `db` whose one user is `user`."""
+        return helpers.running_server(db, self.folder / f"{name}.log", extra_env={**self.env, **as_user(user)})
 
 
 @pytest.fixture
@@ -91,7 +103,7 @@ def team(cluster: Cluster, browser_db: Path, tmp_path: Path) -> Team:
         patch.setenv(EVENTS_URL, cluster.url)
         conn = store.connect(db_a)
         try:
-            session = sessions.create(conn, spec)
+            session = sessions.create(conn, ADMIN, spec)
         finally:
             store.close(conn)  # also takes the replica out of this process's registry
     assert not replica._replicas, "the test process keeps a replica registered"
@@ -190,15 +202,15 @@ def _save_across_a_quick_restart(team: Team, page: Page, coder: str, position: i
 
 def test_two_servers_share_one_session_through_restarts_and_a_kill_9(browser: Browser, team: Team) -> None:
     with ExitStack() as servers:
-        server_a = servers.enter_context(team.server(team.db_a, "a"))
-        server_b = servers.enter_context(team.server(team.db_b, "b"))
-        alice, bob = _code_page(browser, server_a, "alice"), _code_page(browser, server_b, "bob")
+        server_a = servers.enter_context(team.server(team.db_a, "a", "alice"))
+        server_b = servers.enter_context(team.server(team.db_b, "b", "bob"))
+        alice, bob = _code_page(browser, server_a), _code_page(browser, server_b)
         for position in range(1, BEFORE_OUTAGE + 1):
             _save(team, alice, "alice", position, ALICE[position - 1])
             _save(team, bob, "bob", position, BOB[position - 1])
-        for page, server, coder in ((alice, server_a, "alice"), (bob, server_b, "bob")):
+        for page, server in ((alice, server_a), (bob, server_b)):
             _assert_sessions_page(team, page, server, ALICE[:BEFORE_OUTAGE], BOB[:BEFORE_OUTAGE])
-            helpers.open_app(page, f"{server.url}/code?dataset={DATASET}&session={SESSION}&coder={coder}")
+            helpers.open_app(page, f"{server.url}/code?dataset={DATASET}&session={SESSION}")
 
         _save_while_the_store_is_down(team, alice, "alice", 5, ALICE[4])
         _save_across_a_quick_restart(team, bob, "bob", 5, BOB[4])
@@ -207,7 +219,7 @@ def test_two_servers_share_one_session_through_restarts_and_a_kill_9(browser: Br
         server_b.process.wait()
         _save(team, alice, "alice", 6, ALICE[5])  # while B is down: B's file must catch up on it
 
-        server_b2 = servers.enter_context(team.server(team.db_b, "b2"))
+        server_b2 = servers.enter_context(team.server(team.db_b, "b2", "bob"))
         _assert_sessions_page(team, bob, server_b2, ALICE, BOB)
         _assert_sessions_page(team, alice, server_a, ALICE, BOB)
     _assert_nothing_lost_or_doubled(team)

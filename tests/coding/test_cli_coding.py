@@ -47,7 +47,7 @@ def kappa_file(tmp_path: Path) -> tuple[Path, list[dict[str, str]]]:
 def import_args(path: Path, db: Path, session: str = "pilot", *extra: str) -> list[str]:
     return [
         "coding", "import", str(path), "--dataset", "storysumm", "--session", session, "--codebook", CODEBOOK,
-        "--db", str(db), *extra,
+        "--db", str(db), "--as", "lab lead", *extra,
     ]  # fmt: skip
 
 
@@ -143,8 +143,8 @@ def test_export_reads_back_as_the_imported_rows(fmt: str, db_copy: Path, tmp_pat
     ]
     version = _version(db_copy)
     assert {(r["codebook"], r["codebook_version"], r["made_by"], r["action"]) for r in back} == {
-        (CODEBOOK, version, "import pairs.csv", "import")
-    }
+        (CODEBOOK, version, "lab lead", "import")
+    }, "the coders are the CSV's; the events record who imported them (--as)"
     assert [r["verdict"] for r in back] == [r["code"] for r in rows]
 
 

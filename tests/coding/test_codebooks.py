@@ -15,6 +15,8 @@ from faithlens.coding import codebook, events, library, sessions
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import InputError, NotFoundError
 from faithlens.vocab import VERDICTS
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import connected, current_label, storysumm_ids
 
 BUILTIN_DIR = Path(codebook.__file__).resolve().parent / "codebooks"
@@ -225,7 +227,7 @@ def test_saving_under_a_built_in_name_is_refused(db_copy: Path):
     with connected(db_copy) as conn:
         before = conn.execute("SELECT count(*) FROM codebook").fetchone()[0]
         with pytest.raises(InputError) as caught:
-            library.save(conn, book)
+            library.save(conn, ADMIN, book)
         assert conn.execute("SELECT count(*) FROM codebook").fetchone()[0] == before
     assert "built-in" in str(caught.value)
 
@@ -236,10 +238,10 @@ def test_an_edit_saves_a_new_version_and_the_newest_is_current(db_copy: Path, tm
     second = codebook.read_file(_write(tmp_path, "lab2.yaml", edited))
     assert second.version != first.version
     with connected(db_copy) as conn:
-        library.save(conn, first)
-        library.save(conn, first)  # saving it unchanged adds no version
+        library.save(conn, ADMIN, first)
+        library.save(conn, ADMIN, first)  # saving it unchanged adds no version
         assert conn.execute("SELECT count(*) FROM codebook WHERE name = 'lab-yesno'").fetchone()[0] == 1
-        library.save(conn, second)
+        library.save(conn, ADMIN, second)
         stored = conn.execute(
             "SELECT version, origin FROM codebook WHERE name = 'lab-yesno' ORDER BY version"
         ).fetchall()
@@ -248,7 +250,7 @@ def test_an_edit_saves_a_new_version_and_the_newest_is_current(db_copy: Path, tm
         assert library.get(cur, "lab-yesno") == second
         assert library.get(cur, "lab-yesno", first.version) == first
         assert library.available(cur)["lab-yesno"] == second
-        library.save(conn, first)  # reverting the edit makes the first version current again
+        library.save(conn, ADMIN, first)  # reverting the edit makes the first version current again
         assert library.get(conn.cursor(), "lab-yesno") == first
         assert conn.execute("SELECT count(*) FROM codebook WHERE name = 'lab-yesno'").fetchone()[0] == 2
 
@@ -259,18 +261,18 @@ def test_a_session_keeps_the_version_it_was_made_with_after_an_edit(db_copy: Pat
     second = codebook.read_file(_write(tmp_path, "lab2.yaml", _valid_yaml().replace("key: bad", "key: wrong")))
     unit = storysumm_ids("val")[0]
     with connected(db_copy) as conn:
-        library.save(conn, first)
+        library.save(conn, ADMIN, first)
         session = sessions.create(
-            conn, sessions.SessionSpec(name="lab", dataset="storysumm", level="summary", codebook="lab-yesno")
+            conn, ADMIN, sessions.SessionSpec(name="lab", dataset="storysumm", level="summary", codebook="lab-yesno")
         )
-        library.save(conn, second)
+        library.save(conn, ADMIN, second)
         session = sessions.get(conn, "lab")
         assert session.codebook_version == first.version
         assert library.get(conn.cursor(), "lab-yesno", session.codebook_version) == first
         assert library.get(conn.cursor(), "lab-yesno").keys == ("ok", "wrong")
-        events.save(conn, session, "ann", events.Submission(unit, ("bad",), "the ending differs"))
+        coders.code(conn, session, "ann", events.Submission(unit, ("bad",), "the ending differs"))
         with pytest.raises(events.CodingError):
-            events.save(conn, session, "ann", events.Submission(unit, ("wrong",), "the ending differs"))
+            coders.code(conn, session, "ann", events.Submission(unit, ("wrong",), "the ending differs"))
         assert current_label(conn, "storysumm", "coding/lab/ann", "summary", unit) == (
             "unfaithful",
             "bad",

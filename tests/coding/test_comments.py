@@ -14,6 +14,8 @@ from faithlens.coding.events import CodingError
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.views import coding
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import connected, row_counts
 
 HOSTILE = '<img src=x onerror="alert(1)"> & **bold** </div>'
@@ -24,15 +26,15 @@ def _session(conn, name: str, blind: bool) -> sessions.Session:
         name, "storysumm", "summary", "storysumm-faithfulness", sample=3, seed=2, ordering="fixed", blind=blind,
         coders=("ann", "bob"),
     )  # fmt: skip
-    return sessions.create(conn, spec)
+    return sessions.create(conn, ADMIN, spec)
 
 
 def _talk(conn, made: sessions.Session) -> None:
     unit = made.units[0]
-    comments.add(conn, made, unit, "I read line 3 as commentary.", "ann", "coder")
-    comments.add(conn, made, unit, "Line 3 contradicts the ending.", "bob", "coder")
-    comments.add(conn, made, unit, "Bob, which sentence of the ending?", "dee", "adjudicator")
-    comments.add(conn, made, made.units[1], "Unsure here.", "ann", "coder")
+    coders.comment(conn, made, unit, "I read line 3 as commentary.", "ann", "coder")
+    coders.comment(conn, made, unit, "Line 3 contradicts the ending.", "bob", "coder")
+    coders.comment(conn, made, unit, "Bob, which sentence of the ending?", "dee", "adjudicator")
+    coders.comment(conn, made, made.units[1], "Unsure here.", "ann", "coder")
 
 
 def _said(found: list[comments.Comment]) -> list[tuple[str, str]]:
@@ -44,13 +46,13 @@ def test_a_blind_session_shows_a_coder_only_their_own_comments(db_copy: Path) ->
         made = _session(conn, "blind", blind=True)
         _talk(conn, made)
         unit = made.units[0]
-        assert _said(comments.thread(conn, made, unit, "ann")) == [("ann", "coder")]
-        assert _said(comments.thread(conn, made, unit, "bob")) == [("bob", "coder")]
-        assert comments.thread(conn, made, unit, "cy") == []
-        every = comments.thread(conn, made, unit, None)
+        assert _said(comments.thread(conn, made, unit, coders.reader("ann"))) == [("ann", "coder")]
+        assert _said(comments.thread(conn, made, unit, coders.reader("bob"))) == [("bob", "coder")]
+        assert comments.thread(conn, made, unit, coders.reader("cy")) == []
+        every = comments.thread(conn, made, unit, coders.reader(None))
         assert _said(every) == [("ann", "coder"), ("bob", "coder"), ("dee", "adjudicator")]
         assert [c.text for c in every][2] == "Bob, which sentence of the ending?"
-        assert {u: len(t) for u, t in comments.threads(conn, made, made.units, "ann").items()} == {
+        assert {u: len(t) for u, t in comments.threads(conn, made, made.units, coders.reader("ann")).items()} == {
             made.units[0]: 1,
             made.units[1]: 1,
         }
@@ -60,7 +62,7 @@ def test_an_open_session_shows_every_comment_to_every_coder(db_copy: Path) -> No
     with connected(db_copy) as conn:
         made = _session(conn, "open", blind=False)
         _talk(conn, made)
-        found = comments.thread(conn, made, made.units[0], "ann")
+        found = comments.thread(conn, made, made.units[0], coders.reader("ann"))
     assert _said(found) == [("ann", "coder"), ("bob", "coder"), ("dee", "adjudicator")]
     assert found[0].comment_id < found[1].comment_id < found[2].comment_id
 
@@ -73,13 +75,13 @@ def test_a_refused_comment_writes_nothing(db_copy: Path) -> None:
         )
         before = row_counts(conn), conn.execute("SELECT count(*) FROM coding_comment").fetchone()
         with pytest.raises(CodingError, match="empty"):
-            comments.add(conn, made, made.units[0], "   \n", "ann", "coder")
+            coders.comment(conn, made, made.units[0], "   \n", "ann", "coder")
         with pytest.raises(CodingError, match="is not in session"):
-            comments.add(conn, made, other, "hello", "ann", "coder")
+            coders.comment(conn, made, other, "hello", "ann", "coder")
         with pytest.raises(CodingError, match="characters"):
-            comments.add(conn, made, made.units[0], "x" * (comments.MAX_CHARS + 1), "ann", "coder")
+            coders.comment(conn, made, made.units[0], "x" * (comments.MAX_CHARS + 1), "ann", "coder")
         with pytest.raises(FaithLensError, match="not usable"):
-            comments.add(conn, made, made.units[0], "hello", "adjudicated", "coder")
+            coders.comment(conn, made, made.units[0], "hello", "adjudicated", "coder")
         after = row_counts(conn), conn.execute("SELECT count(*) FROM coding_comment").fetchone()
     assert after == before
 
@@ -87,8 +89,8 @@ def test_a_refused_comment_writes_nothing(db_copy: Path) -> None:
 def test_comment_text_and_author_are_escaped_in_markup(db_copy: Path) -> None:
     with connected(db_copy) as conn:
         made = _session(conn, "escaped", blind=False)
-        comments.add(conn, made, made.units[0], HOSTILE, "ann", "coder")
-        markup = coding.comments_markup(comments.thread(conn, made, made.units[0], None))
+        coders.comment(conn, made, made.units[0], HOSTILE, "ann", "coder")
+        markup = coding.comments_markup(comments.thread(conn, made, made.units[0], coders.reader(None)))
     assert "<img" not in markup and HOSTILE not in markup
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt; &amp; **bold** &lt;/div&gt;" in markup
 
@@ -97,8 +99,10 @@ def test_the_export_holds_every_comment_with_its_author_role_and_time(db_copy: P
     with connected(db_copy) as conn:
         made = _session(conn, "export", blind=True)
         _talk(conn, made)
-        comments.add(conn, made, made.units[0], HOSTILE, "bob", "coder")
-        written = {fmt: exchange.export(conn, made, fmt, tmp_path / f"c.{fmt}", "comments") for fmt in exchange.FORMATS}
+        coders.comment(conn, made, made.units[0], HOSTILE, "bob", "coder")
+        written = {
+            fmt: exchange.export(conn, ADMIN, made, fmt, tmp_path / f"c.{fmt}", "comments") for fmt in exchange.FORMATS
+        }
         parquet = conn.execute(f"SELECT * FROM read_parquet('{tmp_path / 'c.parquet'}')").fetchall()
     assert written == {"csv": 5, "jsonl": 5, "parquet": 5}
     with (tmp_path / "c.csv").open(encoding="utf-8", newline="") as handle:

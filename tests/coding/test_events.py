@@ -13,6 +13,8 @@ from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.llm.runs.spec import Selection
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import connected, current_label, current_value, row_counts, storysumm_ids, tags_of
 
 BOOK = "storysumm-faithfulness"
@@ -20,7 +22,7 @@ BOOK = "storysumm-faithfulness"
 
 def _session(conn, name: str = "s1", **fields) -> sessions.Session:
     spec = {"name": name, "dataset": "storysumm", "level": "summary", "codebook": BOOK, "selection": Selection("val")}
-    return sessions.create(conn, SessionSpec(**{**spec, **fields}))
+    return sessions.create(conn, ADMIN, SessionSpec(**{**spec, **fields}))
 
 
 def _events(conn, session) -> list[tuple]:
@@ -38,7 +40,7 @@ def test_a_saved_code_is_an_event_and_the_coders_current_label(db_copy: Path):
     unit = storysumm_ids("val")[2]
     with connected(db_copy) as conn:
         made = _session(conn)
-        event_id = events.save(conn, made, "ann", Submission(unit, ("unfaithful",), "  he never leaves the ship  "))
+        event_id = coders.code(conn, made, "ann", Submission(unit, ("unfaithful",), "  he never leaves the ship  "))
         version = library.builtin()[BOOK].version
         assert _events(conn, made) == [
             ("ann", unit, "code", ["unfaithful"], "he never leaves the ship", version, "ann")
@@ -67,10 +69,10 @@ def test_saving_again_changes_the_current_code(db_copy: Path):
     first, second = storysumm_ids("val")[:2]
     with connected(db_copy) as conn:
         made = _session(conn)
-        events.save(conn, made, "ann", Submission(first, ("faithful",)))
-        events.save(conn, made, "ann", Submission(second, ("na",)))
-        events.save(conn, made, "ann", Submission(first, ("unfaithful",), "wrong name"))
-        events.save(conn, made, "bob", Submission(first, ("faithful",)))
+        coders.code(conn, made, "ann", Submission(first, ("faithful",)))
+        coders.code(conn, made, "ann", Submission(second, ("na",)))
+        coders.code(conn, made, "ann", Submission(first, ("unfaithful",), "wrong name"))
+        coders.code(conn, made, "bob", Submission(first, ("faithful",)))
         assert current_label(conn, "storysumm", "coding/s1/ann", "summary", first) == (
             "unfaithful",
             "unfaithful",
@@ -92,17 +94,17 @@ def test_undo_goes_back_one_code_at_a_time_then_does_nothing(db_copy: Path):
     source = "coding/s1/ann"
     with connected(db_copy) as conn:
         made = _session(conn)
-        events.save(conn, made, "ann", Submission(other, ("na",)))
-        events.save(conn, made, "ann", Submission(unit, ("faithful",)))  # A
-        events.save(conn, made, "ann", Submission(unit, ("unfaithful",), "the dog is a cat"))  # B
-        events.save(conn, made, "ann", Submission(unit, ("na",)))  # C
+        coders.code(conn, made, "ann", Submission(other, ("na",)))
+        coders.code(conn, made, "ann", Submission(unit, ("faithful",)))  # A
+        coders.code(conn, made, "ann", Submission(unit, ("unfaithful",), "the dog is a cat"))  # B
+        coders.code(conn, made, "ann", Submission(unit, ("na",)))  # C
         seen = []
         for _ in range(3):
-            back = events.undo(conn, made, "ann", unit)
+            back = coders.undo(conn, made, "ann", unit)
             label = current_label(conn, "storysumm", source, "summary", unit)
             seen.append((back.codes if back else None, label[:3]))
         count = len(_events(conn, made))
-        assert events.undo(conn, made, "ann", unit) is None
+        assert coders.undo(conn, made, "ann", unit) is None
         assert len(_events(conn, made)) == count
         assert unit not in events.current(conn, made, "ann")
         assert current_value(conn, "storysumm", source, "summary", unit) is None
@@ -120,12 +122,12 @@ def test_a_new_code_after_an_undo_is_undone_to_the_code_before_it(db_copy: Path)
     unit = storysumm_ids("val")[0]
     with connected(db_copy) as conn:
         made = _session(conn)
-        events.save(conn, made, "ann", Submission(unit, ("faithful",)))  # A
-        events.save(conn, made, "ann", Submission(unit, ("na",)))  # B
-        events.undo(conn, made, "ann", unit)  # back to A
-        events.save(conn, made, "ann", Submission(unit, ("unfaithful",), "no"))  # C
-        assert events.undo(conn, made, "ann", unit).codes == ("faithful",)
-        assert events.undo(conn, made, "ann", unit) is None  # back to uncoded: A was the first code
+        coders.code(conn, made, "ann", Submission(unit, ("faithful",)))  # A
+        coders.code(conn, made, "ann", Submission(unit, ("na",)))  # B
+        coders.undo(conn, made, "ann", unit)  # back to A
+        coders.code(conn, made, "ann", Submission(unit, ("unfaithful",), "no"))  # C
+        assert coders.undo(conn, made, "ann", unit).codes == ("faithful",)
+        assert coders.undo(conn, made, "ann", unit) is None  # back to uncoded: A was the first code
         assert unit not in events.current(conn, made, "ann")
         assert current_value(conn, "storysumm", "coding/s1/ann", "summary", unit) is None
 
@@ -135,7 +137,7 @@ def test_undo_of_a_unit_never_coded_does_nothing(db_copy: Path):
     with connected(db_copy) as conn:
         made = _session(conn)
         before = row_counts(conn)
-        assert events.undo(conn, made, "ann", unit) is None
+        assert coders.undo(conn, made, "ann", unit) is None
         assert row_counts(conn) == before
 
 
@@ -159,10 +161,10 @@ def test_a_refused_code_raises_and_changes_no_table(db_copy: Path, unit_index, c
     with connected(db_copy) as conn:
         made = _session(conn)
         unit = made.units[unit_index] if unit_index is not None else storysumm_ids("test")[0]
-        events.save(conn, made, "ann", Submission(made.units[1], ("faithful",)))
+        coders.code(conn, made, "ann", Submission(made.units[1], ("faithful",)))
         before = row_counts(conn)
         with pytest.raises(CodingError) as caught:
-            events.save(conn, made, "ann", Submission(unit, codes, note))
+            coders.code(conn, made, "ann", Submission(unit, codes, note))
         assert row_counts(conn) == before
     assert words in str(caught.value)
 
@@ -172,9 +174,9 @@ def test_a_refused_undo_target_and_bad_coder_change_nothing(db_copy: Path):
         made = _session(conn)
         before = row_counts(conn)
         with pytest.raises(FaithLensError):
-            events.save(conn, made, "adjudicated ", Submission(made.units[0], ("faithful",)))
+            coders.code(conn, made, "adjudicated ", Submission(made.units[0], ("faithful",)))
         with pytest.raises(FaithLensError):
-            events.save(conn, made, "", Submission(made.units[0], ("faithful",)))
+            coders.code(conn, made, "", Submission(made.units[0], ("faithful",)))
         assert row_counts(conn) == before
 
 
@@ -187,21 +189,21 @@ def test_a_tag_codebook_writes_tags_of_its_family_and_replaces_them(db_copy: Pat
         unit, other = made.units[:2]
         source = "coding/amb/ann"
         labels_before = conn.execute("SELECT count(*) FROM label").fetchone()[0]
-        events.save(conn, made, "ann", Submission(unit, ("2",), "assumes he is alone"))
-        events.save(conn, made, "ann", Submission(other, ("5",)))
-        events.save(conn, made, "bob", Submission(unit, ("1",)))
+        coders.code(conn, made, "ann", Submission(unit, ("2",), "assumes he is alone"))
+        coders.code(conn, made, "ann", Submission(other, ("5",)))
+        coders.code(conn, made, "bob", Submission(unit, ("1",)))
         assert tags_of(conn, "storysumm", "claim", unit, source) == {("ambiguity_type", "2")}
-        events.save(conn, made, "ann", Submission(unit, ("4",)))
+        coders.code(conn, made, "ann", Submission(unit, ("4",)))
         assert tags_of(conn, "storysumm", "claim", unit, source) == {("ambiguity_type", "4")}
-        events.undo(conn, made, "ann", unit)
+        coders.undo(conn, made, "ann", unit)
         assert tags_of(conn, "storysumm", "claim", unit, source) == {("ambiguity_type", "2")}
-        events.undo(conn, made, "ann", unit)
+        coders.undo(conn, made, "ann", unit)
         assert tags_of(conn, "storysumm", "claim", unit, source) == set()
         assert tags_of(conn, "storysumm", "claim", other, source) == {("ambiguity_type", "5")}
         assert tags_of(conn, "storysumm", "claim", unit, "coding/amb/bob") == {("ambiguity_type", "1")}
         assert conn.execute("SELECT count(*) FROM label").fetchone()[0] == labels_before
         with pytest.raises(CodingError):
-            events.save(conn, made, "ann", Submission(unit, ("2", "3")))  # single choice
+            coders.code(conn, made, "ann", Submission(unit, ("2", "3")))  # single choice
 
 
 def test_a_multi_choice_tag_codebook_writes_every_chosen_tag(db_copy: Path):
@@ -218,15 +220,15 @@ def test_a_multi_choice_tag_codebook_writes_every_chosen_tag(db_copy: Path):
         unit = made.units[0]
         source = "coding/tofu/ann"
         gold = conn.execute("SELECT * FROM tag WHERE source = 'gold' ORDER BY ALL").fetchall()
-        events.save(conn, made, "ann", Submission(unit, ("Reasoning Error", "Contradiction")))
+        coders.code(conn, made, "ann", Submission(unit, ("Reasoning Error", "Contradiction")))
         assert events.current(conn, made, "ann")[unit].codes == ("Contradiction", "Reasoning Error")
         assert tags_of(conn, "tofueval", "sentence", unit, source) == {
             ("error_type", "Contradiction"),
             ("error_type", "Reasoning Error"),
         }
-        events.save(conn, made, "ann", Submission(unit, ("Mis-Referencing",)))
+        coders.code(conn, made, "ann", Submission(unit, ("Mis-Referencing",)))
         assert tags_of(conn, "tofueval", "sentence", unit, source) == {("error_type", "Mis-Referencing")}
-        events.undo(conn, made, "ann", unit)
+        coders.undo(conn, made, "ann", unit)
         assert tags_of(conn, "tofueval", "sentence", unit, source) == {
             ("error_type", "Contradiction"),
             ("error_type", "Reasoning Error"),
@@ -234,7 +236,7 @@ def test_a_multi_choice_tag_codebook_writes_every_chosen_tag(db_copy: Path):
         before = row_counts(conn)
         for codes in (("Contradiction", "Contradiction"), (), ("Made Up",)):
             with pytest.raises(CodingError):
-                events.save(conn, made, "ann", Submission(unit, codes))
+                coders.code(conn, made, "ann", Submission(unit, codes))
         assert row_counts(conn) == before
         assert conn.execute("SELECT * FROM tag WHERE source = 'gold' ORDER BY ALL").fetchall() == gold
 
@@ -258,9 +260,9 @@ def test_save_many_writes_all_or_nothing(db_copy: Path):
             ("adjudicated", Submission(units[1], ("faithful",))),  # not a coder
         ):
             with pytest.raises(FaithLensError):
-                events.save_many(conn, made, [*good, bad], "import codes.csv", "import")
+                events.save_many(conn, ADMIN, made, [*good, bad])
             assert row_counts(conn) == before
-        ids = events.save_many(conn, made, good, "import codes.csv", "import")
+        ids = events.save_many(conn, ADMIN, made, good)
         rows = conn.execute(
             "SELECT event_id, coder, unit_id, action, codes, made_by FROM coding_event WHERE session_id = ? "
             "ORDER BY event_id",
@@ -270,14 +272,14 @@ def test_save_many_writes_all_or_nothing(db_copy: Path):
             "unfaithful",
             "unfaithful",
             "the ending",
-            "import codes.csv",
+            ADMIN.id,
         )
         assert current_value(conn, "storysumm", "coding/s1/ann", "summary", units[1]) == "n/a"
     assert [row[0] for row in rows] == ids
     assert [row[1:] for row in rows] == [
-        ("ann", units[0], "import", ["faithful"], "import codes.csv"),
-        ("bob", units[0], "import", ["unfaithful"], "import codes.csv"),
-        ("ann", units[1], "import", ["na"], "import codes.csv"),
+        ("ann", units[0], "import", ["faithful"], ADMIN.id),
+        ("bob", units[0], "import", ["unfaithful"], ADMIN.id),
+        ("ann", units[1], "import", ["na"], ADMIN.id),
     ]
 
 
@@ -285,6 +287,6 @@ def test_the_codes_mode_keeps_no_detail(db_copy: Path):
     unit = storysumm_ids("val")[0]
     with connected(db_copy) as conn:
         made = _session(conn)
-        events.save(conn, made, "ann", Submission(unit, ("faithful",), detail={"ignored": True}))
+        coders.code(conn, made, "ann", Submission(unit, ("faithful",), detail={"ignored": True}))
         stored = conn.execute("SELECT detail FROM coding_event WHERE session_id = ?", [made.session_id]).fetchone()[0]
     assert stored is None

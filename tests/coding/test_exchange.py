@@ -18,7 +18,8 @@ from faithlens import store
 from faithlens.coding import events, exchange, library, report
 from faithlens.coding.codebook import parse
 from faithlens.errors import InputError
-from tests import dbsnapshot, raw
+from tests import coders, dbsnapshot, raw
+from tests.coders import ADMIN
 
 CODEBOOK = "storysumm-faithfulness"
 VERDICT = {"faithful": "faithful", "unfaithful": "unfaithful", "na": "n/a"}
@@ -84,7 +85,7 @@ def test_import_makes_a_session_with_every_row_as_a_code_and_a_label(db_copy: Pa
     rows = two_coders(units)
     path = write_rows(tmp_path / "codes.csv", rows)
     with opened(db_copy) as conn:
-        done = exchange.import_codes(conn, path, "storysumm", "lab round 1", CODEBOOK)
+        done = exchange.import_codes(conn, ADMIN, path, "storysumm", "lab round 1", CODEBOOK)
         current = events.current(conn, done.session)
         labels = conn.execute(
             "SELECT source, target_id, value, raw_value, explanation, created_by FROM label WHERE source LIKE 'coding/%'"
@@ -107,10 +108,10 @@ def test_import_makes_a_session_with_every_row_as_a_code_and_a_label(db_copy: Pa
     assert session.units == tuple(sorted(units)), "exactly the file's units, in reading order (summary id)"
     assert session.selection == f"{len(units)} summaries named by codes.csv"
     assert {key: (c.codes, c.note, c.action, c.made_by) for key, c in current.items()} == {
-        (r["coder"], r["unit_id"]): ((r["code"],), r["note"], "import", "import codes.csv") for r in rows
+        (r["coder"], r["unit_id"]): ((r["code"],), r["note"], "import", ADMIN.id) for r in rows
     }
     assert sorted(labels) == sorted(
-        (f"coding/lab round 1/{r['coder']}", r["unit_id"], VERDICT[r["code"]], r["code"], r["note"], "import codes.csv")
+        (f"coding/lab round 1/{r['coder']}", r["unit_id"], VERDICT[r["code"]], r["code"], r["note"], ADMIN.id)
         for r in rows
     )
 
@@ -122,13 +123,15 @@ def test_a_second_import_adds_to_the_session_and_levels_are_read_from_the_ids(db
     claims = [f"{first}#c{i}" for i in range(len(records[first]["claims"]))]
     with opened(db_copy) as conn:
         by_sentence = exchange.import_codes(
-            conn, write_rows(tmp_path / "s.csv", two_coders(sentences)), "storysumm", "lines", CODEBOOK
+            conn, ADMIN, write_rows(tmp_path / "s.csv", two_coders(sentences)), "storysumm", "lines", CODEBOOK
         )
         by_claim = exchange.import_codes(
-            conn, write_rows(tmp_path / "c.csv", two_coders(claims)), "storysumm", "claims", CODEBOOK
+            conn, ADMIN, write_rows(tmp_path / "c.csv", two_coders(claims)), "storysumm", "claims", CODEBOOK
         )
         carol = [{"unit_id": u, "coder": "carol", "code": "faithful", "note": ""} for u in sentences[:2]]
-        again = exchange.import_codes(conn, write_rows(tmp_path / "more.csv", carol), "storysumm", "lines", CODEBOOK)
+        again = exchange.import_codes(
+            conn, ADMIN, write_rows(tmp_path / "more.csv", carol), "storysumm", "lines", CODEBOOK
+        )
         progress = {p.coder: p.coded for p in report.progress(conn, again.session)}
     assert (by_sentence.session.level, by_claim.session.level) == ("sentence", "claim")
     assert by_sentence.session.units == tuple(sentences) and by_claim.session.units == tuple(claims)
@@ -146,8 +149,8 @@ def test_multi_choice_codes_split_on_bar_and_match_keys_by_case(db_copy: Path, t
     ]
     path = write_rows(tmp_path / "errors.csv", rows, ("unit_id", "coder", "code"))
     with opened(db_copy) as conn:
-        library.save(conn, parse(LAB_ERRORS, "test"))
-        done = exchange.import_codes(conn, path, "storysumm", "errors", "lab-errors", level="summary")
+        library.save(conn, ADMIN, parse(LAB_ERRORS, "test"))
+        done = exchange.import_codes(conn, ADMIN, path, "storysumm", "errors", "lab-errors", level="summary")
         current = events.current(conn, done.session, "ann")
         tags = conn.execute("SELECT target_id, value FROM tag WHERE kind = 'lab_error' ORDER BY ALL").fetchall()
     expected = {units[0]: ("Entity", "Event"), units[1]: ("none",), units[2]: ("Entity",)}
@@ -196,10 +199,12 @@ def test_a_bad_row_is_named_and_nothing_is_written(fault: str, db_copy: Path, tm
     path, session, expected = bad_file(tmp_path, fault)
     with opened(db_copy) as conn:
         existing = [{"unit_id": summary_ids()[0], "coder": "zoe", "code": "na", "note": ""}]
-        exchange.import_codes(conn, write_rows(tmp_path / "first.csv", existing), "storysumm", "existing", CODEBOOK)
+        exchange.import_codes(
+            conn, ADMIN, write_rows(tmp_path / "first.csv", existing), "storysumm", "existing", CODEBOOK
+        )
         before = state(conn)
         with pytest.raises(InputError) as raised:
-            exchange.import_codes(conn, path, "storysumm", session, CODEBOOK)
+            exchange.import_codes(conn, ADMIN, path, "storysumm", session, CODEBOOK)
         after = state(conn)
     assert (raised.value.file, raised.value.position) == (str(path), "line 3")
     assert expected in raised.value.expected and "\n" not in str(raised.value)
@@ -209,12 +214,12 @@ def test_a_bad_row_is_named_and_nothing_is_written(fault: str, db_copy: Path, tm
 def test_an_existing_session_refuses_another_codebook_or_dataset(db_copy: Path, tmp_path: Path) -> None:
     path = write_rows(tmp_path / "a.csv", [{"unit_id": summary_ids()[0], "coder": "a", "code": "na", "note": ""}])
     with opened(db_copy) as conn:
-        exchange.import_codes(conn, path, "storysumm", "one", CODEBOOK)
+        exchange.import_codes(conn, ADMIN, path, "storysumm", "one", CODEBOOK)
         before = state(conn)
         with pytest.raises(InputError, match=r"session 'one' exists with codebook 'storysumm-faithfulness', not 'arm"):
-            exchange.import_codes(conn, path, "storysumm", "one", "arm-status")
+            exchange.import_codes(conn, ADMIN, path, "storysumm", "one", "arm-status")
         with pytest.raises(InputError, match=r"exists with dataset 'storysumm', not 'fables'"):
-            exchange.import_codes(conn, path, "fables", "one", CODEBOOK)
+            exchange.import_codes(conn, ADMIN, path, "fables", "one", CODEBOOK)
         assert state(conn) == before
 
 
@@ -241,15 +246,15 @@ def test_export_round_trips_the_imported_rows_with_provenance(fmt: str, db_copy:
     path = write_rows(tmp_path / "codes.csv", rows)
     out = tmp_path / f"out.{fmt}"
     with opened(db_copy) as conn:
-        session = exchange.import_codes(conn, path, "storysumm", "round trip", CODEBOOK).session
-        report.adjudicate(conn, session, units[1], ("faithful",), None, "judge")
-        events.save(conn, session, "bob", events.Submission(units[0], ("unfaithful",), "changed my mind"))
-        written = exchange.export(conn, session, fmt, out)
+        session = exchange.import_codes(conn, ADMIN, path, "storysumm", "round trip", CODEBOOK).session
+        report.adjudicate(conn, coders.person("judge", "adjudicator"), session, units[1], ("faithful",), None)
+        coders.code(conn, session, "bob", events.Submission(units[0], ("unfaithful",), "changed my mind"))
+        written = exchange.export(conn, ADMIN, session, fmt, out)
         version = library.get(conn, CODEBOOK).version
     back = read_back(out, fmt)
     assert written == len(back) == len(rows) + 1
     assert [column for column in back[0]] == list(exchange.COLUMNS)
-    expected = [(r["unit_id"], r["coder"], [r["code"]], r["note"], "import codes.csv", "import") for r in rows]
+    expected = [(r["unit_id"], r["coder"], [r["code"]], r["note"], ADMIN.id, "import") for r in rows]
     expected[1] = (units[0], "bob", ["unfaithful"], "changed my mind", "bob", "code")
     expected.insert(4, (units[1], "adjudicated", ["faithful"], None, "judge", "adjudicate"))
     assert [(r["unit_id"], r["coder"], r["codes"], r["note"], r["made_by"], r["action"]) for r in back] == expected

@@ -16,7 +16,8 @@ from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.llm.runs.spec import Selection
 from faithlens.views import arm_tables
-from tests import raw
+from tests import coders, raw
+from tests.coders import ADMIN
 from tests.coding.support import (
     connected,
     current_label,
@@ -38,13 +39,14 @@ REWRITER = "llm/arm-rewrite-both/test-model"
 
 def _session(conn, name: str, **fields) -> sessions.Session:
     spec = {"name": name, "dataset": "storysumm", "level": "summary", "codebook": BOOK, "selection": Selection("val")}
-    return sessions.create(conn, SessionSpec(**{**spec, **fields}))
+    return sessions.create(conn, ADMIN, SessionSpec(**{**spec, **fields}))
 
 
 def _refused(conn, session, coder: str, sub: Submission) -> str:
+    actor = coders.joined(conn, session, coder)
     before = row_counts(conn)
     with pytest.raises(CodingError) as caught:
-        events.save(conn, session, coder, sub)
+        events.save(conn, actor, session, sub)
     assert row_counts(conn) == before
     return str(caught.value)
 
@@ -79,11 +81,11 @@ def test_line_by_line_writes_sentence_labels_and_the_summary_follows(db_copy: Pa
     source = "coding/lbl/ann"
     with connected(db_copy) as conn:
         made = _session(conn, "lbl", mode="line-by-line")
-        events.save(conn, made, "ann", Submission(unit, detail=_sentences(unit, {n - 1: ("na", None)})))
+        coders.code(conn, made, "ann", Submission(unit, detail=_sentences(unit, {n - 1: ("na", None)})))
         first = [current_value(conn, "storysumm", source, "sentence", f"{unit}#s{i}") for i in range(n)]
         summary_first = current_label(conn, "storysumm", source, "summary", unit)
         marked = _sentences(unit, {1: ("unfaithful", "he never drinks the soda"), n - 1: ("na", None)})
-        events.save(conn, made, "ann", Submission(unit, note="one line is wrong", detail=marked))
+        coders.code(conn, made, "ann", Submission(unit, note="one line is wrong", detail=marked))
         second = current_label(conn, "storysumm", source, "sentence", f"{unit}#s1")
         summary_second = current_label(conn, "storysumm", source, "summary", unit)
         others = [current_value(conn, "storysumm", source, "sentence", f"{unit}#s{i}") for i in range(n) if i != 1]
@@ -121,8 +123,8 @@ def test_line_by_line_reports_agreement_on_the_sentences_too(db_copy: Path):
     with connected(db_copy) as conn:
         made = _session(conn, "lbl", mode="line-by-line")
         for unit in units:
-            events.save(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
-            events.save(conn, made, "bob", Submission(unit, detail=_sentences(unit, {0: ("unfaithful", "no")})))
+            coders.code(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
+            coders.code(conn, made, "bob", Submission(unit, detail=_sentences(unit, {0: ("unfaithful", "no")})))
         found = report.session_agreement(conn, made)
     sentences = sum(storysumm_sentence_count(unit) for unit in units)
     assert found.sentences.units == sentences
@@ -146,9 +148,9 @@ def test_line_by_line_undo_returns_to_the_previous_sentence_codes(db_copy: Path)
     source = "coding/lbl/ann"
     with connected(db_copy) as conn:
         made = _session(conn, "lbl", mode="line-by-line")
-        events.save(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
-        events.save(conn, made, "ann", Submission(unit, detail=_sentences(unit, {0: ("unfaithful", "no soda")})))
-        back = events.undo(conn, made, "ann", unit)
+        coders.code(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
+        coders.code(conn, made, "ann", Submission(unit, detail=_sentences(unit, {0: ("unfaithful", "no soda")})))
+        back = coders.undo(conn, made, "ann", unit)
         assert back.codes == ("faithful",)
         assert back.detail == {
             "sentences": {uid: {**part, "note": None} for uid, part in _sentences(unit)["sentences"].items()}
@@ -162,8 +164,8 @@ def test_line_by_line_undo_to_uncoded_clears_the_sentence_labels(db_copy: Path):
     source = "coding/lbl/ann"
     with connected(db_copy) as conn:
         made = _session(conn, "lbl", mode="line-by-line")
-        events.save(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
-        assert events.undo(conn, made, "ann", unit) is None
+        coders.code(conn, made, "ann", Submission(unit, detail=_sentences(unit)))
+        assert coders.undo(conn, made, "ann", unit) is None
         assert current_value(conn, "storysumm", source, "summary", unit) is None
         left = [
             current_value(conn, "storysumm", source, "sentence", f"{unit}#s{i}")
@@ -244,7 +246,7 @@ def test_hybrid_needs_agree_or_disagree_and_why_for_each_suggestion(db_copy: Pat
         ):
             _refused(conn, made, "ann", Submission(unit, ("unfaithful",), "two lines", {"suggestions": wrong}))
         _refused(conn, made, "ann", Submission(unit, ("unfaithful",), None, {"suggestions": answers}))
-        events.save(conn, made, "ann", Submission(unit, ("unfaithful",), "the soda", {"suggestions": answers}))
+        coders.code(conn, made, "ann", Submission(unit, ("unfaithful",), "the soda", {"suggestions": answers}))
         code = events.current(conn, made, "ann")[unit]
         label = current_label(conn, "storysumm", "coding/hyb/ann", "summary", unit)
     assert code.detail == {
@@ -265,11 +267,11 @@ def test_hybrid_takes_no_n_a_for_a_whole_summary(db_copy: Path):
         answers = {"suggestions": [{"agree": False, "why": "the room is white"}]}
         said = _refused(conn, made, "ann", Submission(unit, ("na",), None, answers))
         assert "N/A, just commentary is an answer for a line, not for a whole summary" in said
-        events.save(conn, made, "ann", Submission(unit, ("faithful",), None, answers))
-        events.save(conn, made, "bob", Submission(unit, ("unfaithful",), "grey", answers))
+        coders.code(conn, made, "ann", Submission(unit, ("faithful",), None, answers))
+        coders.code(conn, made, "bob", Submission(unit, ("unfaithful",), "grey", answers))
         before = row_counts(conn)
         with pytest.raises(CodingError):
-            report.adjudicate(conn, made, unit, ("na",), None, "dana")
+            report.adjudicate(conn, coders.person("dana", "adjudicator"), made, unit, ("na",), None)
         assert row_counts(conn) == before
         found = report.session_agreement(conn, made)
     assert [key for key, _ in found.per_code] == ["faithful", "unfaithful"]
@@ -293,7 +295,7 @@ def test_hybrid_flags_an_agreed_inconsistency_under_a_consistent_label(db_copy: 
         answers = [{"agree": value, "why": "because"} for value in agree]
         assert modes.agreed_yet_consistent(book, codes, answers) == warned
         if codes != ("na",):  # a warning, not a refusal: the code is saved
-            events.save(conn, made, "ann", Submission(unit, codes, "why", {"suggestions": answers}))
+            coders.code(conn, made, "ann", Submission(unit, codes, "why", {"suggestions": answers}))
             assert events.current(conn, made, "ann")[unit].codes == codes
 
 
@@ -303,10 +305,10 @@ def test_hybrid_undo_restores_the_previous_answers(db_copy: Path):
         made = _session(conn, "hyb", mode="hybrid", suggestions=SUGGESTER)
         unit = sorted(planted)[1]  # one suggestion
         first = {"suggestions": [{"agree": True, "why": "grey"}]}
-        events.save(conn, made, "ann", Submission(unit, ("unfaithful",), "the room", first))
+        coders.code(conn, made, "ann", Submission(unit, ("unfaithful",), "the room", first))
         second = {"suggestions": [{"agree": False, "why": "x"}]}
-        events.save(conn, made, "ann", Submission(unit, ("faithful",), None, second))
-        back = events.undo(conn, made, "ann", unit)
+        coders.code(conn, made, "ann", Submission(unit, ("faithful",), None, second))
+        back = coders.undo(conn, made, "ann", unit)
         assert back.codes == ("unfaithful",)
         assert back.detail == {"suggestions": [{"text": planted[unit][0], "agree": True, "why": "grey"}]}
 
@@ -366,7 +368,7 @@ def test_arm_faithfulness_shows_each_unit_the_same_way_to_every_coder_and_files_
         originals, rewrites = _by_variant(made)
         for coder in ("ann", "bob"):
             for unit in made.units:
-                events.save(conn, made, coder, Submission(unit, ("supported",)))
+                coders.code(conn, made, coder, Submission(unit, ("supported",)))
         now = events.current(conn, made)
         unit_o, unit_r = originals[0], rewrites[0]
         labels = {
@@ -413,7 +415,7 @@ def test_arm_faithfulness_report_matches_table_4_worked_by_hand(db_copy: Path):
         }
         for unit, codes in plan.items():
             for coder, code in codes.items():
-                events.save(conn, made, coder, Submission(unit, (code,), "why" if code == UN else None))
+                coders.code(conn, made, coder, Submission(unit, (code,), "why" if code == UN else None))
         arm = report.session_agreement(conn, made).arm
     assert arm == {
         "original_units": 3,
@@ -431,9 +433,9 @@ def test_arm_faithfulness_undo_returns_to_the_previous_code_in_the_shown_variant
         made = _arm_session(conn)
         _, rewrites = _by_variant(made)
         unit = rewrites[0]
-        events.save(conn, made, "ann", Submission(unit, ("supported",)))
-        events.save(conn, made, "ann", Submission(unit, ("ambiguous",)))
-        assert events.undo(conn, made, "ann", unit).codes == ("supported",)
+        coders.code(conn, made, "ann", Submission(unit, ("supported",)))
+        coders.code(conn, made, "ann", Submission(unit, ("ambiguous",)))
+        assert coders.undo(conn, made, "ann", unit).codes == ("supported",)
         assert current_value(conn, "storysumm", "coding/armf/ann/rewrite", "claim", unit) == "faithful"
         assert current_label(conn, "storysumm", "coding/armf/ann", "claim", unit) is None
 
@@ -444,8 +446,8 @@ def test_arm_faithfulness_undo_to_uncoded_clears_the_rewrite_source(db_copy: Pat
         made = _arm_session(conn)
         _, rewrites = _by_variant(made)
         unit = rewrites[0]
-        events.save(conn, made, "ann", Submission(unit, ("supported",)))
-        assert events.undo(conn, made, "ann", unit) is None
+        coders.code(conn, made, "ann", Submission(unit, ("supported",)))
+        assert coders.undo(conn, made, "ann", unit) is None
         assert current_value(conn, "storysumm", "coding/armf/ann/rewrite", "claim", unit) is None
         assert current_label(conn, "storysumm", "coding/armf/ann", "claim", unit) is None
 
@@ -480,11 +482,11 @@ def test_arm_preference_asks_for_marks_only_when_the_rewrite_is_preferred(db_cop
             assert "explanation points" in _refused(
                 conn, made, "ann", Submission(unit, ("rewrite",), None, {"points": marks})
             )
-        events.save(conn, made, "ann", Submission(unit, ("rewrite",), None, {"points": [IMP, NEU, WRG, WRG]}))
-        events.save(conn, made, "bob", Submission(unit, ("original",), None, {"points": [IMP, IMP, IMP, IMP]}))
-        events.save(conn, made, "cat", Submission(unit, ("neutral",)))
+        coders.code(conn, made, "ann", Submission(unit, ("rewrite",), None, {"points": [IMP, NEU, WRG, WRG]}))
+        coders.code(conn, made, "bob", Submission(unit, ("original",), None, {"points": [IMP, IMP, IMP, IMP]}))
+        coders.code(conn, made, "cat", Submission(unit, ("neutral",)))
         unmarked = made.units[-1]  # rewritten, without explanation points
-        events.save(conn, made, "ann", Submission(unmarked, ("rewrite",)))
+        coders.code(conn, made, "ann", Submission(unmarked, ("rewrite",)))
         now = events.current(conn, made)
         tags = tags_of(conn, "storysumm", "claim", unit, "coding/pref/ann")
     assert now[("ann", unit)].detail == {"order": list(shown.order), "points": [IMP, NEU, WRG, WRG]}
@@ -519,7 +521,7 @@ def test_explanation_point_metrics_follow_arm_section_4_3_worked_by_hand(db_copy
             ("bob", made.units[-1], "neutral", None),
         ]
         for coder, unit, code, marks in saved:
-            events.save(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
+            coders.code(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
         arm = report.session_agreement(conn, made).arm
     # R = {E1, E2, E3, E4}. % important = mean over E of the share of IMPORTANT points:
     # (2/4 + 0/4 + 1/2 + 0/3) / 4 = 1/4. % none important = 1 - (1 + 0 + 1 + 0) / 4 = 1/2.
@@ -557,7 +559,7 @@ def test_table_5_majority_vote_row_worked_by_hand(db_copy: Path):
             ("ann", made.units[-1], "rewrite", None),  # a rewrite without explanation points: not in R
         ]
         for coder, unit, code, marks in saved:
-            events.save(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
+            coders.code(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
         arm = report.session_agreement(conn, made).arm
     # Majority of the unit's 3 coders (2 or 3 give the mark):
     #   u1: IMP (ann, bob) | none (IMP 1, NEU 1) | NEU | WRG  -> 1/4 important, 1/4 wrong

@@ -16,6 +16,8 @@ from faithlens.coding.events import CodingError, Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import InputError
 from faithlens.llm.runs.spec import Selection
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import connected, row_counts, tags_of
 
 LAB = {
@@ -79,7 +81,7 @@ def _tofu(conn, name: str = "tofu", coders: tuple[str, ...] = ("ann", "bob")) ->
         name, "tofueval", "sentence", "tofueval-errors", selection=Selection(), sample=4, seed=3, ordering="fixed",
         coders=coders,
     )  # fmt: skip
-    return sessions.create(conn, spec)
+    return sessions.create(conn, ADMIN, spec)
 
 
 def test_none_is_alone_writes_no_tag_and_clears_the_coders_tags(db_copy: Path) -> None:
@@ -87,17 +89,17 @@ def test_none_is_alone_writes_no_tag_and_clears_the_coders_tags(db_copy: Path) -
         made = _tofu(conn)
         unit = made.units[0]
         source = made.source("ann")
-        events.save(conn, made, "ann", Submission(unit, ("Contradiction",)))
+        coders.code(conn, made, "ann", Submission(unit, ("Contradiction",)))
         assert tags_of(conn, "tofueval", "sentence", unit, source) == {("error_type", "Contradiction")}
         before = row_counts(conn)
         with pytest.raises(CodingError, match="No error excludes the other codes"):
-            events.save(conn, made, "ann", Submission(unit, ("none", "Contradiction")))
+            coders.code(conn, made, "ann", Submission(unit, ("none", "Contradiction")))
         assert row_counts(conn) == before, "a refused code writes nothing"
-        events.save(conn, made, "ann", Submission(unit, ("none",)))
+        coders.code(conn, made, "ann", Submission(unit, ("none",)))
         assert events.current(conn, made, "ann")[unit].codes == ("none",)
         assert tags_of(conn, "tofueval", "sentence", unit, source) == set(), "No error is no error type"
         with pytest.raises(CodingError, match="No error when none applies"):
-            events.save(conn, made, "ann", Submission(unit, ()))
+            coders.code(conn, made, "ann", Submission(unit, ()))
 
 
 def test_progress_reaches_n_of_n_and_agreement_counts_both_said_no_error(db_copy: Path) -> None:
@@ -107,7 +109,7 @@ def test_progress_reaches_n_of_n_and_agreement_counts_both_said_no_error(db_copy
         made = _tofu(conn)
         for coder, codes in (("ann", ann), ("bob", bob)):
             for unit, chosen in zip(made.units, codes, strict=True):
-                events.save(conn, made, coder, Submission(unit, chosen))
+                coders.code(conn, made, coder, Submission(unit, chosen))
         progress = {p.coder: (p.coded, p.total) for p in report.progress(conn, made)}
         found = report.session_agreement(conn, made)
     assert progress == {"ann": (4, 4), "bob": (4, 4)}

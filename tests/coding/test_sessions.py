@@ -14,7 +14,8 @@ from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.filters import Filters
 from faithlens.llm.runs.spec import Selection
-from tests import raw
+from tests import coders, raw
+from tests.coders import ADMIN
 from tests.coding.support import (
     connected,
     current_label,
@@ -37,7 +38,7 @@ def _spec(name: str = "s1", **fields) -> SessionSpec:
 def test_a_split_session_holds_exactly_that_splits_summaries(db_copy: Path):
     expected = storysumm_ids("test")
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(selection=Selection(split="test")))
+        made = sessions.create(conn, ADMIN, _spec(selection=Selection(split="test")))
         again = sessions.get(conn, "s1")
     assert made == again
     assert list(made.units) == expected
@@ -50,7 +51,7 @@ def test_a_sentence_session_holds_every_sentence_of_the_splits_summaries(db_copy
     summaries = storysumm_ids("val")
     expected = [f"{sid}#s{i}" for sid in summaries for i in range(storysumm_sentence_count(sid))]
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(level="sentence", selection=Selection(split="val")))
+        made = sessions.create(conn, ADMIN, _spec(level="sentence", selection=Selection(split="val")))
     assert list(made.units) == expected
     assert made.selection.startswith(f"{len(expected):,} sentences of {len(summaries)} summaries")
 
@@ -60,7 +61,7 @@ def test_an_explore_filter_session_holds_the_filtered_summaries(db_copy: Path):
     expected = sorted(sid for sid, r in records.items() if r["split"] == "test" and r["label"] == 0)
     chosen = Selection(filters=Filters(split="test", label="unfaithful"))
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(selection=chosen))
+        made = sessions.create(conn, ADMIN, _spec(selection=chosen))
     assert list(made.units) == expected
     assert made.selection.startswith(f"{len(expected)} summaries where split is test and ")
     assert "unfaithful" in made.selection
@@ -72,7 +73,7 @@ def test_a_filtered_claim_session_holds_the_claims_of_the_filtered_summaries(db_
     expected = [f"{sid}#c{i}" for sid in summaries for i in range(storysumm_claim_count(sid))]
     chosen = Selection(split="val", filters=Filters(label="faithful"))
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(level="claim", selection=chosen))
+        made = sessions.create(conn, ADMIN, _spec(level="claim", selection=chosen))
     assert list(made.units) == expected
     assert f"{len(expected):,} claims" in made.selection
 
@@ -80,9 +81,9 @@ def test_a_filtered_claim_session_holds_the_claims_of_the_filtered_summaries(db_
 def test_a_seeded_sample_is_n_units_of_the_set_in_reading_order(db_copy: Path):
     everything = storysumm_ids()
     with connected(db_copy) as conn:
-        first = sessions.create(conn, _spec("a", sample=10, seed=3))
-        same = sessions.create(conn, _spec("b", sample=10, seed=3))
-        other = sessions.create(conn, _spec("c", sample=10, seed=4))
+        first = sessions.create(conn, ADMIN, _spec("a", sample=10, seed=3))
+        same = sessions.create(conn, ADMIN, _spec("b", sample=10, seed=3))
+        other = sessions.create(conn, ADMIN, _spec("c", sample=10, seed=4))
     assert len(first.units) == 10 and len(set(first.units)) == 10
     assert set(first.units) <= set(everything)
     assert list(first.units) == sorted(first.units)
@@ -94,7 +95,7 @@ def test_a_seeded_sample_is_n_units_of_the_set_in_reading_order(db_copy: Path):
 def test_a_sample_as_large_as_the_set_keeps_every_unit(db_copy: Path):
     expected = storysumm_ids("val")
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(selection=Selection(split="val"), sample=len(expected) + 5, seed=1))
+        made = sessions.create(conn, ADMIN, _spec(selection=Selection(split="val"), sample=len(expected) + 5, seed=1))
     assert list(made.units) == expected
 
 
@@ -103,7 +104,7 @@ def test_a_sample_as_large_as_the_set_keeps_every_unit(db_copy: Path):
 
 def test_seeded_order_is_each_coders_own_and_stable(db_copy: Path):
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(selection=Selection(split="test"), seed=11))
+        made = sessions.create(conn, ADMIN, _spec(selection=Selection(split="test"), seed=11))
         ann, bob = made.order_for("ann"), made.order_for("bob")
         assert sessions.get(conn, "s1").order_for("ann") == ann
     assert sorted(ann) == sorted(made.units) == sorted(bob)
@@ -114,7 +115,7 @@ def test_seeded_order_is_each_coders_own_and_stable(db_copy: Path):
 
 def test_fixed_order_is_the_reading_order_for_everyone(db_copy: Path):
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(selection=Selection(split="test"), ordering="fixed"))
+        made = sessions.create(conn, ADMIN, _spec(selection=Selection(split="test"), ordering="fixed"))
     assert made.order_for("ann") == made.order_for("bob") == made.units == tuple(storysumm_ids("test"))
 
 
@@ -124,14 +125,14 @@ def test_fixed_order_is_the_reading_order_for_everyone(db_copy: Path):
 def _refused(conn, spec: SessionSpec) -> FaithLensError:
     before = row_counts(conn)
     with pytest.raises(FaithLensError) as caught:
-        sessions.create(conn, spec)
+        sessions.create(conn, ADMIN, spec)
     assert row_counts(conn) == before
     return caught.value
 
 
 def test_a_duplicate_session_name_is_refused(db_copy: Path):
     with connected(db_copy) as conn:
-        sessions.create(conn, _spec(selection=Selection(split="val")))
+        sessions.create(conn, ADMIN, _spec(selection=Selection(split="val")))
         error = _refused(conn, _spec(selection=Selection(split="test")))
         assert sessions.get(conn, "s1").units == tuple(storysumm_ids("val"))
     assert "exists" in str(error)
@@ -141,10 +142,10 @@ def test_a_duplicate_session_name_is_refused(db_copy: Path):
 def test_bad_coder_names_are_refused_at_creation_and_when_joining(db_copy: Path, coder: str):
     with connected(db_copy) as conn:
         _refused(conn, _spec("bad", coders=("ann", coder)))
-        made = sessions.create(conn, _spec("good", coders=("ann",)))
+        made = sessions.create(conn, ADMIN, _spec("good", coders=("ann",)))
         before = row_counts(conn)
         with pytest.raises(FaithLensError):
-            sessions.join(conn, made, coder)
+            sessions.join(conn, coders.person(coder), made)
         assert row_counts(conn) == before
 
 
@@ -189,7 +190,7 @@ def test_an_unknown_session_or_codebook_is_not_found(db_copy: Path):
         with pytest.raises(NotFoundError):
             sessions.get(conn, "nothing")
         with pytest.raises(NotFoundError):
-            sessions.create(conn, _spec(codebook="no-such-codebook"))
+            sessions.create(conn, ADMIN, _spec(codebook="no-such-codebook"))
 
 
 # --- coders ------------------------------------------------------------------------------------------
@@ -197,25 +198,25 @@ def test_an_unknown_session_or_codebook_is_not_found(db_copy: Path):
 
 def test_join_is_idempotent_and_coders_lists_invited_then_joined(db_copy: Path):
     with connected(db_copy) as conn:
-        made = sessions.create(conn, _spec(coders=("dan", "ann", "dan")))
+        made = sessions.create(conn, ADMIN, _spec(coders=("dan", "ann", "dan")))
         assert made.coders == ("dan", "ann")
-        assert sessions.join(conn, made, " zoe ") == "zoe"
-        assert sessions.join(conn, made, "zoe") == "zoe"
-        sessions.join(conn, made, "carl")
-        sessions.join(conn, made, "ann")
+        assert sessions.join(conn, coders.person(" zoe "), made) == "zoe"
+        assert sessions.join(conn, coders.person("zoe"), made) == "zoe"
+        sessions.join(conn, coders.person("carl"), made)
+        sessions.join(conn, coders.person("ann"), made)
         rows = conn.execute(
             "SELECT coder, count(*) FROM coding_coder WHERE session_id = ? GROUP BY coder ORDER BY coder",
             [made.session_id],
         ).fetchall()
-        assert rows == [("ann", 1), ("carl", 1), ("zoe", 1)]
+        assert rows == [("carl", 1), ("zoe", 1)], "ann was invited: joining changes nothing"
         assert sessions.coders(conn.cursor(), made) == ("dan", "ann", "zoe", "carl")
 
 
 def test_sessions_are_listed_newest_first_by_dataset(db_copy: Path):
     with connected(db_copy) as conn:
-        sessions.create(conn, _spec("one"))
-        sessions.create(conn, _spec("two"))
-        sessions.create(conn, _spec("tofu", dataset="tofueval", sample=3))
+        sessions.create(conn, ADMIN, _spec("one"))
+        sessions.create(conn, ADMIN, _spec("two"))
+        sessions.create(conn, ADMIN, _spec("tofu", dataset="tofueval", sample=3))
         cur = conn.cursor()
         assert [s.name for s in sessions.listed(cur, "storysumm")] == ["two", "one"]
         assert [s.name for s in sessions.listed(cur)] == ["tofu", "two", "one"]
@@ -232,13 +233,13 @@ CODES = {  # coder -> codes of the session's first units, in reading order (None
 
 
 def _coded_session(conn) -> sessions.Session:
-    made = sessions.create(conn, _spec("rep", selection=Selection(split="val"), coders=("dan", "ann")))
-    sessions.join(conn, made, "bob")
+    made = sessions.create(conn, ADMIN, _spec("rep", selection=Selection(split="val"), coders=("dan", "ann")))
+    sessions.join(conn, coders.person("bob"), made)
     for coder, codes in CODES.items():
         for unit, code in zip(made.units, codes, strict=False):
             if code is not None:
                 note = f"{coder} on {unit[:6]}" if code == U else None
-                events.save(conn, made, coder, events.Submission(unit, (code,), note))
+                coders.code(conn, made, coder, events.Submission(unit, (code,), note))
     return made
 
 
@@ -279,9 +280,11 @@ def test_adjudication_writes_the_sessions_settled_label_and_shows_on_the_disagre
         unit = made.units[1]
         before = row_counts(conn)
         with pytest.raises(events.CodingError):
-            report.adjudicate(conn, made, unit, (U,), None, "lead")  # unfaithful needs its why
+            report.adjudicate(
+                conn, coders.person("lead", "adjudicator"), made, unit, (U,), None
+            )  # unfaithful needs its why
         assert row_counts(conn) == before
-        report.adjudicate(conn, made, unit, (U,), "the story never says so", "lead")
+        report.adjudicate(conn, coders.person("lead", "adjudicator"), made, unit, (U,), "the story never says so")
         settled = current_label(conn, "storysumm", "coding/rep/adjudicated", "summary", unit)
         event = conn.execute(
             "SELECT coder, action, codes, made_by FROM coding_event WHERE session_id = ? ORDER BY event_id DESC LIMIT 1",
@@ -301,7 +304,9 @@ def test_adjudication_writes_the_sessions_settled_label_and_shows_on_the_disagre
 def test_session_agreement_matches_sklearn_on_the_saved_codes(db_copy: Path):
     with connected(db_copy) as conn:
         made = _coded_session(conn)
-        report.adjudicate(conn, made, made.units[1], (F,), None, "lead")  # the adjudicator is no coder
+        report.adjudicate(
+            conn, coders.person("lead", "adjudicator"), made, made.units[1], (F,), None
+        )  # the adjudicator is no coder
         found = report.session_agreement(conn, made)
     assert found.session == "rep" and found.session_units == len(storysumm_ids("val"))
     assert found.overall.coders == ("ann", "bob", "cat")

@@ -19,6 +19,7 @@ from pathlib import Path
 from faithlens import store
 from faithlens.build import ingest
 from faithlens.coding import events, sessions
+from tests.coders import ADMIN
 
 DATASET = "hand"
 ROWS = {
@@ -60,12 +61,12 @@ def build_hand_db(built_db: Path, folder: Path) -> Path:
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec("check", DATASET, "sentence", "storysumm-faithfulness", ordering="fixed")
-        session = sessions.create(conn, spec)
+        session = sessions.create(conn, ADMIN, spec)
         codes = [
             ("ann", events.Submission(unit, (code,), "why" if code == "unfaithful" else None))
             for unit, code in ANN.items()
         ]
-        events.save_many(conn, session, codes, "ann", "import")
+        events.save_many(conn, ADMIN, session, codes)
     finally:
         conn.close()
     return db

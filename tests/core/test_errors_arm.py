@@ -12,6 +12,7 @@ import pytest
 
 from faithlens.coding import events, sessions
 from faithlens.views import error_links, errors, explore
+from tests.coders import ADMIN
 from tests.coding.support import connected, plant_rewrite, storysumm_claim_count, storysumm_ids
 
 CLAUDE, GPT = "llm/arm-rewrite-both/claude", "llm/arm-rewrite-both/gpt-4"
@@ -27,9 +28,9 @@ def arm_db(built_db: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
     rewritten = {CLAUDE: (True, True, False, True, False, False), GPT: (False, True, False, False, False, True)}
     with connected(db) as conn:
         spec = sessions.SessionSpec("ambig", "storysumm", "claim", "arm-ambiguity", units=tuple(claims))
-        session = sessions.create(conn, spec)
+        session = sessions.create(conn, ADMIN, spec)
         codes = [("ann", events.Submission(c, (t,))) for c, t in zip(claims, types, strict=True)]
-        events.save_many(conn, session, codes, "ann", "import")
+        events.save_many(conn, ADMIN, session, codes)
         for source, changed in rewritten.items():
             for claim, was in zip(claims, changed, strict=True):
                 plant_rewrite(conn, source, claim, f"{claim} said plainly", changed=was)

@@ -11,6 +11,8 @@ import pytest
 from faithlens import filter_options, querystate, store
 from faithlens.coding import events, sessions
 from faithlens.filters import Filters
+from tests import coders
+from tests.coders import ADMIN
 from tests.raw import storysumm_records
 
 DATASET = "storysumm"
@@ -31,11 +33,11 @@ def _matching(conn, chosen: Filters) -> set[str]:
 
 def test_coders_ambiguity_types_filter_explore(conn) -> None:
     session = sessions.create(
-        conn, sessions.SessionSpec("ambiguity", DATASET, "sentence", "arm-ambiguity", sample=6, seed=4)
+        conn, ADMIN, sessions.SessionSpec("ambiguity", DATASET, "sentence", "arm-ambiguity", sample=6, seed=4)
     )
     coded = {session.units[0]: "2", session.units[1]: "2", session.units[2]: "4"}
     for unit, code in coded.items():
-        events.save(conn, session, "ana", events.Submission(unit, (code,)))
+        coders.code(conn, session, "ana", events.Submission(unit, (code,)))
 
     with conn.cursor() as cur:
         options = filter_options.filter_options(cur, DATASET)
@@ -49,9 +51,11 @@ def test_coders_ambiguity_types_filter_explore(conn) -> None:
 
 
 def test_undone_tag_leaves_the_filter(conn) -> None:
-    session = sessions.create(conn, sessions.SessionSpec("undo-tags", DATASET, "sentence", "arm-ambiguity", sample=3))
-    events.save(conn, session, "ana", events.Submission(session.units[0], ("1",)))
-    events.undo(conn, session, "ana", session.units[0])
+    session = sessions.create(
+        conn, ADMIN, sessions.SessionSpec("undo-tags", DATASET, "sentence", "arm-ambiguity", sample=3)
+    )
+    coders.code(conn, session, "ana", events.Submission(session.units[0], ("1",)))
+    coders.undo(conn, session, "ana", session.units[0])
     with conn.cursor() as cur:
         assert filter_options.filter_options(cur, DATASET).tags == ()
     assert _matching(conn, Filters(tags=("ambiguity_type: 1",))) == set()

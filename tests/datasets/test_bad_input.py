@@ -208,6 +208,19 @@ def test_broken_bundled_file_fails_the_whole_ingest(db_copy: Path, tmp_path: Pat
     assert fingerprint(db_copy) == before
 
 
+def test_broken_bundled_file_leaves_no_new_database_behind(tmp_path: Path, capsys) -> None:
+    """A fresh database gets its schema while the files are parsed: a file that does not parse leaves
+    no half-made database file that a later `make run` would take for a built one."""
+    data = tmp_path / "data"
+    shutil.copytree(raw.DATA, data, ignore=shutil.ignore_patterns("*.duckdb*"))
+    target = data / "tofueval" / "factual_consistency" / "meetingbank_factual_eval_test.csv"
+    target.write_text(target.read_text(encoding="utf-8").replace(",yes,", ",perhaps,", 1), encoding="utf-8")
+    fresh = tmp_path / "fresh.duckdb"
+    code = cli.main(["ingest", "--db", str(fresh), "--data-dir", str(data)])
+    assert code == 2 and str(target) in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]
+
+
 def test_failure_while_writing_rolls_everything_back(db_copy: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Validation passes, then the write fails half way: the transaction leaves no trace."""
     original = ingest.write_bundle

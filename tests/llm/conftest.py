@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from faithlens import store
+from faithlens.access import Actor, Person
 from faithlens.llm import ask, targets
 from tests.llmserver import LLMServer
 
@@ -23,6 +24,8 @@ PROMPTS = ROOT / "faithlens" / "llm" / "prompts"
 PRICES = ROOT / "faithlens" / "llm" / "prices.toml"
 OPENAI_KEY = "sk-test-openai-4f1c9e"
 ANTHROPIC_KEY = "sk-ant-test-77b0d2"
+ME = Actor(Person("tester", "Tester", None, "cli"), "admin")
+"""Who asks in these tests: an admin with no budget set, so no limit (as the CLI and the local user are)."""
 
 
 @pytest.fixture

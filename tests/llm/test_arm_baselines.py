@@ -15,7 +15,7 @@ from faithlens.filters import Filters
 from faithlens.llm import ask, methods
 from faithlens.llm.runs import engine, estimate, log, spec
 from faithlens.views import runs as runs_view
-from tests.llm.conftest import asking, one, prompt_file, rows, target
+from tests.llm.conftest import ME, asking, one, prompt_file, rows, target
 from tests.llmserver import LLMServer, Reply, Request
 
 SENTENCE_ID = "1e21553b47944b67bc2cdf67860d8e15#s2"
@@ -49,7 +49,7 @@ def test_objectivity_baselines_send_the_papers_prompt_and_flag_subjective_claims
 ) -> None:
     unit = target(conn, "storysumm", SENTENCE_ID)
     llm_env.queue(reply)
-    answer = ask.ask(conn, unit, asking(llm_env, method))
+    answer = ask.ask(conn, unit, asking(llm_env, method), ME)
 
     (request,) = llm_env.requests
     paper = prompt_file(method)
@@ -68,7 +68,7 @@ def test_few_shot_carries_the_papers_five_worked_claims_before_the_one_asked(
     llm_env: LLMServer, conn: duckdb.DuckDBPyConnection
 ) -> None:
     llm_env.queue("<answer>No</answer>")
-    ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-few-shot"))
+    ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-few-shot"), ME)
     text = llm_env.requests[0].last_user_text()
     asked = re.findall(r"Consider the following claim in the summary: (.+)", text)
     assert asked[:5] == [
@@ -92,7 +92,7 @@ def test_self_consistency_draws_three_answers_at_07_and_labels_their_majority(
         "Reasoning: The story never says time stands still.\n\n<answer>No</answer>",
     ]
     llm_env.queue(*(Reply(text, input_tokens=100, output_tokens=10) for text in replies))
-    answer = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency"))
+    answer = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency"), ME)
 
     paper = prompt_file("arm-self-consistency")
     assert len(llm_env.requests) == 3
@@ -117,12 +117,12 @@ def test_self_consistency_draws_three_answers_at_07_and_labels_their_majority(
         f'{{"temperature": 0.7, "max_tokens": 1024, "draw": {n}}}' for n in range(3)
     ]
 
-    cached = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency"))
+    cached = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency"), ME)
     assert cached.cached and cached.votes == ("Yes", "No", "No") and len(llm_env.requests) == 3
     assert len(labels(conn, source, SENTENCE_ID)) == 1
 
     llm_env.queue("<answer>Yes</answer>", "<answer>Yes</answer>", "<answer>No</answer>")
-    fresh = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency", fresh=True))
+    fresh = ask.ask(conn, unit, asking(llm_env, "arm-self-consistency", fresh=True), ME)
     assert (fresh.label, fresh.votes, len(llm_env.requests)) == ("faithful", ("Yes", "Yes", "No"), 6)
     assert [e["value"] for e in labels(conn, source, SENTENCE_ID)] == ["unfaithful", "faithful"]
 
@@ -131,7 +131,7 @@ def test_a_self_consistency_draw_that_does_not_parse_leaves_no_label(
     llm_env: LLMServer, conn: duckdb.DuckDBPyConnection
 ) -> None:
     llm_env.queue("<answer>No</answer>", "It is hard to say.", "<answer>No</answer>")
-    answer = ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-self-consistency"))
+    answer = ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-self-consistency"), ME)
     assert answer.status == "parse_failure" and answer.label is None
     assert "expected <answer>Yes</answer> or <answer>No</answer>" in answer.failure
     assert labels(conn, "llm/arm-self-consistency/gpt-4o", SENTENCE_ID) == []
@@ -185,13 +185,13 @@ def test_a_self_consistency_run_labels_each_sentence_by_its_majority(llm_env: LL
     with conn.cursor() as cur:
         units, _ = spec.select_units(cur, "storysumm", "sentence", selection)
     assert len(units) >= 10
-    planned = estimate.estimate(conn, wanted.resolved(), units)
+    planned = estimate.estimate(conn, wanted.resolved(), units, ME)
     assert (planned.items, planned.calls) == (len(units), 3 * len(units))
 
-    run_id = engine.create_run(conn, wanted, selection)
+    run_id = engine.create_run(conn, wanted, selection, ME)
     with conn.cursor() as cur:
         run = log.load(cur, run_id)
-    done = engine.Runner(conn, run).execute()
+    done = engine.Runner(conn, run, ME).execute()
     assert (done.done, done.failed, done.calls) == (len(units), 0, 3 * len(units))
     texts = {
         r["unit_id"]: r["text"]
@@ -215,9 +215,9 @@ def test_self_consistency_draws_go_through_a_batch_api_and_the_majority_is_label
         batch=True,
     )  # fmt: skip
     selection = spec.Selection(filters=Filters(search="mermaid"))
-    run_id = engine.create_run(conn, wanted, selection)
+    run_id = engine.create_run(conn, wanted, selection, ME)
     with conn.cursor() as cur:
-        done = engine.Runner(conn, log.load(cur, run_id)).execute()
+        done = engine.Runner(conn, log.load(cur, run_id), ME).execute()
         units, _ = spec.select_units(cur, "storysumm", "sentence", selection)
     [batch] = llm_env.batches.values()
     lines = [r for r in llm_env.requests if r.batch_id]

@@ -17,7 +17,7 @@ from faithlens.build import ingest
 from faithlens.llm import ask
 from faithlens.llm.runs import engine, log, spec
 from faithlens.views import arm_tables
-from tests.llm.conftest import ANTHROPIC_KEY, asking, target
+from tests.llm.conftest import ANTHROPIC_KEY, ME, asking, target
 from tests.llm.test_cli_llm import environment, faithlens
 from tests.llmserver import LLMServer
 
@@ -59,7 +59,7 @@ def _rewrite_all(server: LLMServer, conn: duckdb.DuckDBPyConnection) -> None:
         server.queue(f"<answer>{rewrite}</answer>")
         unit = target(conn, DATASET, f"sum#s{position}")
         assert unit.text == sentence
-        answer = ask.ask(conn, unit, asking(server, "arm-rewrite", "anthropic", variant="both"))
+        answer = ask.ask(conn, unit, asking(server, "arm-rewrite", "anthropic", variant="both"), ME)
         assert answer.status == "ok"
 
 
@@ -98,10 +98,10 @@ def test_a_rewrite_run_reports_table3s_figures_and_other_runs_do_not(
     wanted = spec.RunSpec(
         DATASET, "sentence", "arm-rewrite", "anthropic", MODEL, variant="both", base_url=llm_env.anthropic_base_url
     )
-    run_id = engine.create_run(hand, wanted, spec.Selection())
+    run_id = engine.create_run(hand, wanted, spec.Selection(), ME)
     with hand.cursor() as cur:
         run = log.load(cur, run_id)
-    done = engine.Runner(hand, run).execute()
+    done = engine.Runner(hand, run, ME).execute()
     assert (done.done, done.calls) == (4, 0), "every rewrite is already stored"
     with hand.cursor() as cur:
         figures = arm_tables.run_figures(cur, run_id)
@@ -131,6 +131,6 @@ def test_a_rewrite_run_reports_table3s_figures_and_other_runs_do_not(
 def test_a_run_of_another_method_has_no_arm_figures(llm_env: LLMServer, hand: duckdb.DuckDBPyConnection) -> None:
     llm_env.queue(*["<answer>Yes</answer>"] * 4)
     wanted = spec.RunSpec(DATASET, "sentence", "arm-zero-shot", "openai", "gpt-4o", base_url=llm_env.openai_base_url)
-    run_id = engine.create_run(hand, wanted, spec.Selection())
+    run_id = engine.create_run(hand, wanted, spec.Selection(), ME)
     with hand.cursor() as cur:
         assert arm_tables.run_figures(cur, run_id) is None

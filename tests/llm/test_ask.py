@@ -21,6 +21,7 @@ from faithlens.views import compare
 from tests import raw
 from tests.llm.conftest import (
     ANTHROPIC_KEY,
+    ME,
     OPENAI_KEY,
     asking,
     one,
@@ -68,7 +69,7 @@ def test_binary_answer_becomes_a_label_then_is_cached_then_resampled(
     what = asking(srv, "storysumm-binary", provider)
     srv.queue(Reply(reply, input_tokens=1234, output_tokens=7))
 
-    answer = ask.ask(conn, unit, what)
+    answer = ask.ask(conn, unit, what, ME)
 
     source = f"llm/{prompt.replace('.', '-')}/{what.model}"
     per_input, per_output = price("gpt-4o" if provider == "openai" else "claude-3-5-sonnet")
@@ -99,19 +100,19 @@ def test_binary_answer_becomes_a_label_then_is_cached_then_resampled(
     assert user == template.render(story=summary["story"], summary=summary["summary"])
     assert request.body["temperature"] == template.temperature
 
-    again = ask.ask(conn, unit, what)
+    again = ask.ask(conn, unit, what, ME)
     assert again.cached and again.label == "unfaithful" and again.raw_output == reply
     assert len(srv.requests) == 1, "a cached answer must not call the provider"
     assert llm_counts(conn) == (1, 1, 1), "a cache hit adds no call row and no second label event"
 
     srv.queue(Reply(reply.replace("No", "Yes"), input_tokens=1000, output_tokens=3))
-    fresh = ask.ask(conn, unit, asking(srv, "storysumm-binary", provider, fresh=True))
+    fresh = ask.ask(conn, unit, asking(srv, "storysumm-binary", provider, fresh=True), ME)
     assert not fresh.cached and fresh.label == "faithful"
     assert len(srv.requests) == 2
     samples = rows(conn, "SELECT sample, status FROM llm_call ORDER BY sample")
     assert samples == [{"sample": 0, "status": "ok"}, {"sample": 1, "status": "ok"}]
     assert current(conn, source, summary["summary_id"])["value"] == "faithful"
-    assert ask.ask(conn, unit, what).label == "faithful", "the cache answers with the newest sample"
+    assert ask.ask(conn, unit, what, ME).label == "faithful", "the cache answers with the newest sample"
     assert len(srv.requests) == 2
 
 
@@ -125,6 +126,7 @@ def test_anthropic_streams_text_pieces_to_the_caller(llm_env: LLMServer, conn: d
         conn,
         target(conn, "storysumm", summary["summary_id"]),
         asking(srv, "storysumm-binary", "anthropic"),
+        ME,
         pieces.append,
     )
     (request,) = srv.requests
@@ -145,7 +147,7 @@ def test_compare_lists_the_llm_source_with_the_summaries_asked(
     what = asking(srv, "storysumm-binary")
     for summary, reply in zip(summaries, ["No", "Yes", "No"], strict=True):
         srv.queue(reply)
-        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what)
+        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what, ME)
     source = f"llm/storysumm-binary/{what.model}"
     with conn.cursor() as cur:
         choices = compare.available_sources(cur, "storysumm")
@@ -168,7 +170,7 @@ def test_cot_sends_the_second_turn_after_the_first_reply(llm_env: LLMServer, con
     (summary,) = storysumm_summaries(conn, 1)
     reasoning = "Yes, mostly, but the summary puts Daniel on the rock, which the story never does."
     srv.queue(reasoning, "No")
-    answer = ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), asking(srv, "storysumm-cot"))
+    answer = ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), asking(srv, "storysumm-cot"), ME)
     template = prompt_file("storysumm-cot")
     first, second = srv.requests
     turn1 = template.render(0, story=summary["story"], summary=summary["summary"])
@@ -189,7 +191,9 @@ def test_cot_sends_the_second_turn_after_the_first_reply(llm_env: LLMServer, con
 
 def _ask_summary(conn: duckdb.DuckDBPyConnection, srv: LLMServer, provider: str) -> ask.Answer:
     (summary,) = storysumm_summaries(conn, 1)
-    return ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), asking(srv, "storysumm-binary", provider))
+    return ask.ask(
+        conn, target(conn, "storysumm", summary["summary_id"]), asking(srv, "storysumm-binary", provider), ME
+    )
 
 
 BOTH = pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -268,7 +272,7 @@ def test_a_stream_cut_midway_fails_and_stores_nothing(
     (summary,) = storysumm_summaries(conn, 1)
     what = asking(llm_env, "storysumm-binary", provider)
     with pytest.raises(ProviderError) as raised:
-        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what, pieces.append)
+        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what, ME, pieces.append)
     assert raised.value.kind == "cut" and "cut off mid-stream" in raised.value.message
     assert "".join(pieces) == "No, the summary ", "the stream was cut after three pieces"
     assert llm_counts(conn) == (0, 0, 0)
@@ -325,7 +329,7 @@ def test_no_key_and_no_base_url_names_the_setting(
     (summary,) = storysumm_summaries(conn, 1)
     what = ask.Ask("storysumm-binary", provider, "gpt-4o")
     with pytest.raises(ProviderError) as raised:
-        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what)
+        ask.ask(conn, target(conn, "storysumm", summary["summary_id"]), what, ME)
     assert raised.value.kind == "no_key" and KEY_ENV[provider] in str(raised.value)
     assert llm_counts(conn) == (0, 0, 0) and llm_env.requests == []
 
@@ -367,7 +371,7 @@ def test_arm_rewrite_labels_a_changed_sentence_and_splits_its_explanation(
         Reply(f"{EXPLANATION}\n<answer>{REWRITE}</answer>", input_tokens=900, output_tokens=40),
         Reply("".join(f"<item>{p}</item>\n" for p in POINTS), input_tokens=50, output_tokens=20),
     )
-    answer = ask.ask(conn, unit, asking(srv, "arm-rewrite"))
+    answer = ask.ask(conn, unit, asking(srv, "arm-rewrite"), ME)
     assert (answer.label, answer.raw_label, answer.rewrite, answer.rewritten) == (
         "unfaithful",
         "rewritten",
@@ -393,13 +397,13 @@ def test_arm_rewrite_labels_a_changed_sentence_and_splits_its_explanation(
     )
     assert label["explanation"] == EXPLANATION
 
-    cached = ask.ask(conn, unit, asking(srv, "arm-rewrite"))
+    cached = ask.ask(conn, unit, asking(srv, "arm-rewrite"), ME)
     assert cached.cached and cached.points == POINTS and cached.edit_distance == 3 and len(srv.requests) == 2
 
 
 def test_arm_rewrite_repeating_the_sentence_is_faithful(llm_env: LLMServer, conn: duckdb.DuckDBPyConnection) -> None:
     llm_env.queue(f"<answer>{SENTENCE}</answer>")
-    answer = ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-rewrite"))
+    answer = ask.ask(conn, target(conn, "storysumm", SENTENCE_ID), asking(llm_env, "arm-rewrite"), ME)
     assert (answer.label, answer.raw_label, answer.rewritten, answer.edit_distance) == (
         "faithful",
         "unchanged",
@@ -432,8 +436,8 @@ def test_fables_verify_puts_the_chosen_evidence_in_the_prompt(
     assert (unit.level, unit.text) == ("claim", claim)
     template = prompt_file("fables-verify")
     srv.queue("True", "False")
-    human = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="human"))
-    none = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="none"))
+    human = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="human"), ME)
+    none = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="none"), ME)
     assert srv.requests[0].last_user_text() == template.render(evidence="\n\n".join(quotes), claim=claim)
     assert srv.requests[1].last_user_text() == template.render(evidence="", claim=claim)
     assert (human.label, human.source) == ("faithful", "llm/fables-verify-human/gpt-4o")
@@ -449,7 +453,7 @@ def test_fables_verify_puts_the_chosen_evidence_in_the_prompt(
     assert text is None and note
     for setting in ("bm25", "document"):
         with pytest.raises(FaithLensError) as raised:
-            ask.ask(conn, unit, asking(srv, "fables-verify", evidence=setting))
+            ask.ask(conn, unit, asking(srv, "fables-verify", evidence=setting), ME)
         assert note in str(raised.value)
     assert len(srv.requests) == 2 and llm_counts(conn)[0] == 2
 
@@ -467,9 +471,9 @@ def test_fables_verify_on_a_story_sentence_retrieves_story_passages(
     unit = target(conn, "storysumm", SENTENCE_ID)
     story = unit.document
     srv.responder = lambda request: "True"
-    bm25_one = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="bm25", k=1))
-    ask.ask(conn, unit, asking(srv, "fables-verify", evidence="bm25"))
-    document = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="document"))
+    bm25_one = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="bm25", k=1), ME)
+    ask.ask(conn, unit, asking(srv, "fables-verify", evidence="bm25"), ME)
+    document = ask.ask(conn, unit, asking(srv, "fables-verify", evidence="document"), ME)
 
     def context(request) -> str:
         text = request.last_user_text()
@@ -485,7 +489,7 @@ def test_fables_verify_on_a_story_sentence_retrieves_story_passages(
     assert srv.requests[2].last_user_text() == prompt_file("fables-verify").render(evidence=story, claim=SENTENCE)
     assert bm25_one.source == "llm/fables-verify-bm25/gpt-4o" and document.source == "llm/fables-verify-document/gpt-4o"
     with pytest.raises(FaithLensError, match="no annotator evidence"):
-        ask.ask(conn, unit, asking(srv, "fables-verify", evidence="human"))
+        ask.ask(conn, unit, asking(srv, "fables-verify", evidence="human"), ME)
     sources = {row["source"] for row in rows(conn, "SELECT source FROM label_source WHERE kind = 'llm'")}
     assert sources == {"llm/fables-verify-bm25/gpt-4o", "llm/fables-verify-document/gpt-4o"}
 
@@ -498,7 +502,7 @@ def test_ambiguity_type_becomes_a_tag_of_the_source(llm_env: LLMServer, conn: du
     unit = target(conn, "storysumm", SENTENCE_ID)
     source = "llm/arm-ambiguity-type/gpt-4o"
     srv.queue("The story never says the sky was black. <type>2</type>")
-    answer = ask.ask(conn, unit, asking(srv, "arm-ambiguity-type"))
+    answer = ask.ask(conn, unit, asking(srv, "arm-ambiguity-type"), ME)
     assert answer.status == "ok" and answer.items == ("2",)
     tags = rows(conn, "SELECT dataset, level, target_id, kind, value FROM tag WHERE source = ?", [source])
     assert tags == [
@@ -507,7 +511,7 @@ def test_ambiguity_type_becomes_a_tag_of_the_source(llm_env: LLMServer, conn: du
     assert one(conn, "SELECT count(*) FROM label WHERE source = ?", [source]) == 0
 
     srv.queue("Clear and faithful. <type>none</type>")
-    ask.ask(conn, unit, asking(srv, "arm-ambiguity-type", fresh=True))
+    ask.ask(conn, unit, asking(srv, "arm-ambiguity-type", fresh=True), ME)
     assert one(conn, "SELECT count(*) FROM tag WHERE source = ?", [source]) == 0, "the newest answer replaces tags"
 
 
@@ -523,7 +527,7 @@ def test_tofueval_dir_picks_the_sentence_or_summary_prompt(llm_env: LLMServer, d
         unit = target(conn, "tofueval", sentence_id)
         note = one(conn, "SELECT text_note FROM document WHERE dataset = 'tofueval' AND document_id = 'NPR-5615'")
         with pytest.raises(FaithLensError) as raised:
-            ask.ask(conn, unit, asking(srv, "tofueval-dir"))
+            ask.ask(conn, unit, asking(srv, "tofueval-dir"), ME)
         assert note in str(raised.value) and srv.requests == []
     finally:
         conn.close()
@@ -538,8 +542,8 @@ def test_tofueval_dir_picks_the_sentence_or_summary_prompt(llm_env: LLMServer, d
     try:
         sentence, summary = target(conn, "tofueval", sentence_id), target(conn, "tofueval", summary_id)
         srv.queue("Yes", "No")
-        at_sentence = ask.ask(conn, sentence, asking(srv, "tofueval-dir"))
-        at_summary = ask.ask(conn, summary, asking(srv, "tofueval-dir"))
+        at_sentence = ask.ask(conn, sentence, asking(srv, "tofueval-dir"), ME)
+        at_summary = ask.ask(conn, summary, asking(srv, "tofueval-dir"), ME)
         assert (at_sentence.label, at_summary.label) == ("faithful", "unfaithful")
         assert current(conn, "llm/tofueval-dir/gpt-4o", summary_id)["level"] == "summary"
     finally:
@@ -564,8 +568,8 @@ def test_a_model_without_a_price_has_unknown_cost_not_zero(
         (summary,) = storysumm_summaries(conn, 1)
         unit = target(conn, "storysumm", summary["summary_id"])
         llm_env.queue(Reply("No", input_tokens=500, output_tokens=2), Reply("No", input_tokens=500, output_tokens=2))
-        local = ask.ask(conn, unit, asking(llm_env, "storysumm-binary", model="llama-3-local"))
-        priced = ask.ask(conn, unit, asking(llm_env, "storysumm-binary"))
+        local = ask.ask(conn, unit, asking(llm_env, "storysumm-binary", model="llama-3-local"), ME)
+        priced = ask.ask(conn, unit, asking(llm_env, "storysumm-binary"), ME)
         label = current(conn, "llm/storysumm-binary/llama-3-local", summary["summary_id"])
         calls = rows(conn, "SELECT model, cost_usd FROM llm_call ORDER BY call_id")
     finally:
@@ -585,7 +589,7 @@ def test_a_model_without_a_price_has_unknown_cost_not_zero(
 
 def test_pasted_text_is_answered_but_never_labelled(llm_env: LLMServer, conn: duckdb.DuckDBPyConnection) -> None:
     llm_env.queue("No")
-    answer = ask.ask(conn, targets.pasted("A short story.", "A summary."), asking(llm_env, "storysumm-binary"))
+    answer = ask.ask(conn, targets.pasted("A short story.", "A summary."), asking(llm_env, "storysumm-binary"), ME)
     assert answer.label == "unfaithful"
     assert llm_counts(conn) == (1, 0, 0)
     assert rows(conn, "SELECT dataset, target_id FROM llm_call") == [{"dataset": None, "target_id": None}]

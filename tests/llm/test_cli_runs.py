@@ -77,7 +77,9 @@ def test_a_run_the_dataset_cannot_feed_is_refused_in_one_line(server: LLMServer,
     refused = faithlens([*args, "--provider", "openai", "--model", "gpt-4o", "--db", str(db_copy)], env)
     assert refused.returncode == 2
     assert refused.stderr.count("\n") == 1 and "transcripts" in refused.stderr
-    assert model_requests(server.requests) == [], "no model was asked"  # a stray health probe of a reused port is no call
+    assert model_requests(server.requests) == [], (
+        "no model was asked"
+    )  # a stray health probe of a reused port is no call
 
 
 def start(args: list[str], env: dict[str, str]) -> subprocess.Popen[str]:

@@ -13,7 +13,7 @@ import pytest
 from faithlens import cli
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, costs
-from tests.llm.conftest import PRICES, asking, storysumm_summaries, target
+from tests.llm.conftest import ME, PRICES, asking, storysumm_summaries, target
 from tests.llmserver import LLMServer, Reply
 
 TABLE = tomllib.loads(PRICES.read_text())["models"]
@@ -126,7 +126,10 @@ def test_the_override_prices_the_answer(
     (summary,) = storysumm_summaries(conn, 1)
     llm_env.queue(Reply("No", input_tokens=3000, output_tokens=500))
     answer = ask.ask(
-        conn, target(conn, "storysumm", summary["summary_id"]), asking(llm_env, "storysumm-binary", model="local-judge")
+        conn,
+        target(conn, "storysumm", summary["summary_id"]),
+        asking(llm_env, "storysumm-binary", model="local-judge"),
+        ME,
     )
     assert answer.cost == pytest.approx((3000 * 1.0 + 500 * 4.0) / 1_000_000)
 

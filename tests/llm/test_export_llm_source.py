@@ -13,7 +13,7 @@ import pytest
 from faithlens.exports import labels
 from faithlens.llm import ask
 from tests import raw
-from tests.llm.conftest import OPENAI_KEY, asking, price, prompt_file, target
+from tests.llm.conftest import ME, OPENAI_KEY, asking, price, prompt_file, target
 from tests.llmserver import LLMServer, Reply
 
 SUMMARIES = sorted(raw.storysumm_records())
@@ -32,7 +32,7 @@ def test_an_llm_source_row_carries_its_answer(
         Reply("Yes, it is.", input_tokens=900, output_tokens=5), Reply("Yes", input_tokens=910, output_tokens=1)
     )
     for summary in SUMMARIES[:2]:
-        ask.ask(conn, target(conn, "storysumm", summary), asking(llm_env, "storysumm-cot"))
+        ask.ask(conn, target(conn, "storysumm", summary), asking(llm_env, "storysumm-cot"), ME)
     out = tmp_path / f"llm.{fmt}"
     assert labels.export(conn, "storysumm", SOURCE, fmt, out) == 2
     if fmt == "jsonl":

@@ -14,13 +14,17 @@ import duckdb
 import pytest
 
 from faithlens import store
+from faithlens.access import Actor, Person
 from faithlens.errors import InputError
 from faithlens.exports import labels
 from faithlens.llm import ask, packs
 from tests import raw
-from tests.llm.conftest import OPENAI_KEY, asking, one, rows, target
+from tests.llm.conftest import ME, OPENAI_KEY, asking, one, rows, target
 from tests.llm.test_cli_llm import environment, faithlens
 from tests.llmserver import LLMServer, Reply
+
+ANA = Actor(Person("ana", "Ana", "ana@lab.org", "oidc", "sub-ana"), "runner")
+"""A runner: allowed to import packs (`import_answers`), recorded as who imported."""
 
 SUMMARIES = sorted(raw.storysumm_records())
 SUMMARY, OTHER = SUMMARIES[0], SUMMARIES[1]
@@ -59,8 +63,8 @@ def _buy(conn: duckdb.DuckDBPyConnection, server: LLMServer) -> list[tuple]:
         _items(POINTS[1]),
         Reply("Yes", input_tokens=800, output_tokens=1),
     )
-    shown = [_shown(ask.ask(conn, target(conn, "storysumm", unit), what)) for unit, what in _asks(server)]
-    ask.ask(conn, target(conn, "storysumm", OTHER), asking(server, "storysumm-binary"))
+    shown = [_shown(ask.ask(conn, target(conn, "storysumm", unit), what, ME)) for unit, what in _asks(server)]
+    ask.ask(conn, target(conn, "storysumm", OTHER), asking(server, "storysumm-binary"), ME)
     assert len(server.requests) == 6
     return shown
 
@@ -92,7 +96,7 @@ def test_a_pack_replays_on_another_database_with_the_provider_stopped(
         monkeypatch.delenv(name)
     laptop = store.connect(db_b)
     try:
-        replayed = [ask.ask(laptop, target(laptop, "storysumm", unit), what) for unit, what in asks]
+        replayed = [ask.ask(laptop, target(laptop, "storysumm", unit), what, ME) for unit, what in asks]
         assert [a.cached for a in replayed] == [True, True, True]
         assert [_shown(a) for a in replayed] == shown_a
         assert replayed[1].points == POINTS[0] and replayed[2].points == POINTS[1]
@@ -130,12 +134,12 @@ def test_an_import_keeps_a_different_stored_answer_and_says_so(
     laptop = store.connect(db_b)
     try:
         llm_env.queue("Yes")
-        mine = ask.ask(laptop, target(laptop, "storysumm", SUMMARY), asking(llm_env, "storysumm-binary"))
+        mine = ask.ask(laptop, target(laptop, "storysumm", SUMMARY), asking(llm_env, "storysumm-binary"), ME)
         assert mine.label == "faithful"
-        done = packs.import_pack(laptop, "office.json", data, imported_by="ana")
+        done = packs.import_pack(laptop, "office.json", data, ANA)
         assert (done.answers, done.added, done.already, done.differing) == (5, 4, 0, (SUMMARY,))
         assert "1 differ from the answer stored here (kept as stored, not overwritten)" in done.lines()[0]
-        kept = ask.ask(laptop, target(laptop, "storysumm", SUMMARY), asking(llm_env, "storysumm-binary"))
+        kept = ask.ask(laptop, target(laptop, "storysumm", SUMMARY), asking(llm_env, "storysumm-binary"), ME)
         assert kept.cached and kept.label == "faithful" and kept.raw_output == "Yes"
         assert rows(laptop, "SELECT imported_by, differing FROM llm_pack_import") == [
             {"imported_by": "ana", "differing": 1}
@@ -187,12 +191,12 @@ def test_a_bad_pack_is_one_line_and_writes_nothing(
 ) -> None:
     llm_env.queue(Reply("No"), _rewrite(SENTENCES[0], "Not in the story."), _items(POINTS[0]))
     for unit, what in _asks(llm_env)[:2]:
-        ask.ask(conn, target(conn, "storysumm", unit), what)
+        ask.ask(conn, target(conn, "storysumm", unit), what, ME)
     data = packs.export(conn, "storysumm", [SUMMARY]).data
     laptop = store.connect(db_b)
     try:
         with pytest.raises(InputError) as raised:
-            packs.import_pack(laptop, "office.json", edit(data))
+            packs.import_pack(laptop, "office.json", edit(data), ME)
         assert str(raised.value).startswith(expected), str(raised.value)
         assert "\n" not in str(raised.value)
         assert one(laptop, "SELECT count(*) FROM llm_call") == 0

@@ -22,7 +22,8 @@ from faithlens.llm.providers import ProviderError
 from faithlens.llm.runs import engine, log
 from faithlens.llm.runs.spec import RunSpec, Selection
 from tests import raw
-from tests.llm.conftest import OPENAI_KEY, asking, rows, target
+from tests.coders import ADMIN
+from tests.llm.conftest import ME, OPENAI_KEY, asking, rows, target
 from tests.llm.test_cli_llm import environment, faithlens
 from tests.llmserver import LLMServer, Reply
 
@@ -46,7 +47,7 @@ def _rewrite(sentence: str, why: str = "The story never says so.") -> str:
 
 
 def _ask(conn: duckdb.DuckDBPyConnection, server: LLMServer, position: int, **options) -> ask.Answer:
-    return ask.ask(conn, target(conn, "storysumm", _unit(position)), asking(server, "arm-rewrite", **options))
+    return ask.ask(conn, target(conn, "storysumm", _unit(position)), asking(server, "arm-rewrite", **options), ME)
 
 
 def _lookup(conn: duckdb.DuckDBPyConnection, position: int) -> points.Points:
@@ -85,7 +86,9 @@ def test_points_answered_from_another_units_cache_are_found_by_their_request(con
     assert _lookup(conn, 1) == points.Points(POINTS)
 
     made = sessions.create(
-        conn, SessionSpec("pref", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE)
+        conn,
+        ADMIN,
+        SessionSpec("pref", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE),
     )
     assert sorted(made.units) == [_unit(0), _unit(1)]
     with conn.cursor() as cur:
@@ -111,7 +114,9 @@ def test_a_coder_is_told_why_there_are_no_points_and_gets_them_by_asking_again(c
     with pytest.raises(ProviderError):
         _ask(conn, llm_env, 1)
     made = sessions.create(
-        conn, SessionSpec("pref", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE)
+        conn,
+        ADMIN,
+        SessionSpec("pref", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE),
     )
     with conn.cursor() as cur:
         failed, never = (modes.context(cur, made, _unit(n)) for n in (0, 1))
@@ -122,8 +127,8 @@ def test_a_coder_is_told_why_there_are_no_points_and_gets_them_by_asking_again(c
     assert not re.search(r"\b(original|rewrite|rewritten)\b", words), "a coder must not learn which version is which"
 
     llm_env.queue(ITEMS, ITEMS)
-    assert points.ask_again(conn, "storysumm", "sentence", SOURCE, _unit(0)) == points.Points(POINTS)
-    assert points.ask_again(conn, "storysumm", "sentence", SOURCE, _unit(1)) == points.Points(POINTS)
+    assert points.ask_again(conn, "storysumm", "sentence", SOURCE, _unit(0), ME) == points.Points(POINTS)
+    assert points.ask_again(conn, "storysumm", "sentence", SOURCE, _unit(1), ME) == points.Points(POINTS)
     assert all(SPLIT in r.last_user_text() for r in llm_env.requests[-2:])
     with conn.cursor() as cur:
         assert [modes.context(cur, made, _unit(n)).points for n in (0, 1)] == [POINTS, POINTS]
@@ -148,11 +153,11 @@ def test_a_run_counts_and_lists_the_points_that_failed_and_retry_asks_only_them(
     server.responder = _per_sentence(good_points=False)
     conn = store.connect(db_copy)
     wanted = RunSpec("storysumm", "sentence", "arm-rewrite", "openai", MODEL, "both", base_url=server.openai_base_url)
-    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search=SENTENCES[0])))
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search=SENTENCES[0])), ME)
     with conn.cursor() as cur:
         run = log.load(cur, run_id)
     assert run.units == [_unit(i) for i in range(len(SENTENCES))], "the honeycomb summary's sentences"
-    now = engine.Runner(conn, run).execute()
+    now = engine.Runner(conn, run, ME).execute()
     conn.close()
     n = len(SENTENCES)
     assert (now.done, now.failed, now.points_failed) == (n, 0, n)

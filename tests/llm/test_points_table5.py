@@ -12,15 +12,16 @@ from pathlib import Path
 import pytest
 
 from faithlens import store
-from faithlens.coding import events, modes, report, sessions
+from faithlens.coding import modes, report, sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.filters import Filters
 from faithlens.llm.runs import engine, log
 from faithlens.llm.runs.spec import RunSpec, Selection
 from faithlens.views import arm_tables, coding
-from tests import raw
-from tests.llm.conftest import rows
+from tests import coders, raw
+from tests.coders import ADMIN
+from tests.llm.conftest import ME, rows
 from tests.llmserver import LLMServer, Reply
 
 MODEL = "gpt-4o"
@@ -48,14 +49,16 @@ def session(llm_env: LLMServer, db_copy: Path):
     llm_env.responder = _respond
     conn = store.connect(db_copy)
     wanted = RunSpec("storysumm", "sentence", "arm-rewrite", "openai", MODEL, "both", base_url=llm_env.openai_base_url)
-    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search=SENTENCES[0])))
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search=SENTENCES[0])), ME)
     with conn.cursor() as cur:
-        now = engine.Runner(conn, log.load(cur, run_id)).execute()
+        now = engine.Runner(conn, log.load(cur, run_id), ME).execute()
     assert (now.done, now.failed, now.points_failed) == (3, 0, 0)
     splits = rows(conn, "SELECT target_id FROM llm_call WHERE prompt_name = 'arm-explanation-points'")
     assert len(splits) == 2, "sentences 0 and 1 share one split: the second came from the cache"
     made = sessions.create(
-        conn, SessionSpec("table5", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE)
+        conn,
+        ADMIN,
+        SessionSpec("table5", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE),
     )
     yield conn, made
     conn.close()
@@ -80,7 +83,7 @@ def test_marks_on_points_give_table_5s_figures_worked_by_hand(session) -> None:
         ("cat", units[2]): ("rewrite", [WRG, WRG, IMP]),
     }
     for (coder, unit), (code, points) in marks.items():
-        events.save(conn, made, coder, Submission(unit, (code,), None, {"points": points}))
+        coders.code(conn, made, coder, Submission(unit, (code,), None, {"points": points}))
     arm = report.session_agreement(conn, made).arm
     # Individual (ARM 4.3): R = the 7 marked explanations. Share of IMPORTANT points per explanation:
     # 1/2, 1/2, 0, 1, 1/2, 1/3, 1/3 -> mean 19/42; with no IMPORTANT point: 1 of 7 (ann's on units[1]).

@@ -16,14 +16,15 @@ import pytest
 from sklearn.metrics import balanced_accuracy_score
 
 from faithlens import store
-from faithlens.coding import events, sessions
+from faithlens.coding import sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.llm import ask
 from faithlens.views import reproduce_arm
-from tests import raw
+from tests import coders, raw
+from tests.coders import ADMIN
 from tests.core.test_published_arm import TYPED
-from tests.llm.conftest import asking, target
+from tests.llm.conftest import ME, asking, target
 from tests.llmserver import LLMServer
 
 MODEL = "claude-3-5-sonnet-20241022"
@@ -85,7 +86,7 @@ def rewritten(llm_env: LLMServer, db_copy: Path) -> Iterator[tuple[Path, list[tu
                 f"Sentence {position} reads too much in.\n<answer>{rewrite}</answer>",
                 "".join(f"<item>{p}</item>" for p in POINTS),
             )
-        answer = ask.ask(conn, unit, asking(llm_env, "arm-rewrite", "anthropic", variant="both"))
+        answer = ask.ask(conn, unit, asking(llm_env, "arm-rewrite", "anthropic", variant="both"), ME)
         assert answer.status == "ok" and answer.rewrite == rewrite, (position, answer.points, answer.raw_output)
         done.append((unit.target_id, unit.text, rewrite))
     conn.close()
@@ -138,7 +139,7 @@ def test_a_preference_session_gives_table_4s_preferred_row_and_table_5(rewritten
     path, done = rewritten
     conn = store.connect(path)
     spec = SessionSpec("armpref", "storysumm", "sentence", "arm-preference", "arm-preference", suggestions=SOURCE)
-    made = sessions.create(conn, spec)
+    made = sessions.create(conn, ADMIN, spec)
     units = [unit for unit, s, r in done if s != r]
     assert sorted(made.units) == sorted(units), "the sentences the source rewrote"
     plan = {
@@ -148,7 +149,7 @@ def test_a_preference_session_gives_table_4s_preferred_row_and_table_5(rewritten
         ("bob", units[1]): ("rewrite", [NEU, NEU]),
     }
     for (coder, unit), (code, marks) in plan.items():
-        events.save(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
+        coders.code(conn, made, coder, Submission(unit, (code,), None, {"points": marks}))
     conn.close()
     figures = [f for f in _figures(path) if f.table.key in ("table4", "table5")]
     ours = {(f.table.key, f.row.key, f.compared.column): f for f in figures if "session armpref" in f.row.label}

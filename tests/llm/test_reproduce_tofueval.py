@@ -17,7 +17,7 @@ from faithlens.llm import ask
 from faithlens.views import reproduce_tofueval_charts as charts
 from tests import raw
 from tests.core import tofueval_fables_published as typed
-from tests.llm.conftest import asking, target
+from tests.llm.conftest import ME, asking, target
 from tests.llmserver import LLMServer
 
 MODEL = "gpt-3.5-turbo-0125"
@@ -47,7 +47,7 @@ def test_a_gpt_35_source_stands_beside_the_prose_figure(llm_env: LLMServer, db_c
         unit = target(conn, "tofueval", unit_id)
         assert unit.text == row["summ_sent"]
         llm_env.queue(reply)
-        assert ask.ask(conn, unit, asking(llm_env, "tofueval-dir", model=MODEL)).status == "ok"
+        assert ask.ask(conn, unit, asking(llm_env, "tofueval-dir", model=MODEL), ME).status == "ok"
     conn.close()
     with duckdb.connect(str(db_copy), read_only=True) as read, read.cursor() as cur:
         figures = charts.chart_figures(cur, "tofueval")

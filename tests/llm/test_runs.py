@@ -11,7 +11,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from faithlens.llm.runs import engine, estimate, jobs, log, spec, stability
-from tests.llm.conftest import ANTHROPIC_KEY, PROVIDERS, one, price, rows
+from tests.llm.conftest import ANTHROPIC_KEY, ME, PROVIDERS, one, price, rows
 from tests.llm.runs_support import (
     PerSummary,
     answers_per_request,
@@ -35,12 +35,12 @@ def binary(server: LLMServer, **options) -> spec.RunSpec:
 def execute(conn: duckdb.DuckDBPyConnection, run_id: int, retry_failed: bool = False) -> engine.Snapshot:
     with conn.cursor() as cur:
         run = log.load(cur, run_id)
-    return engine.Runner(conn, run, retry_failed=retry_failed).execute()
+    return engine.Runner(conn, run, ME, retry_failed=retry_failed).execute()
 
 
 def test_a_run_labels_every_summary_once_and_a_second_run_buys_nothing(llm_env: LLMServer, conn) -> None:
     llm_env.responder = PerSummary(lambda s, _: verdict(s))
-    run_id = engine.create_run(conn, binary(llm_env), spec.Selection())
+    run_id = engine.create_run(conn, binary(llm_env), spec.Selection(), ME)
     first = execute(conn, run_id)
     summaries = storysumm_summaries()
     asked = model_requests(llm_env.requests)
@@ -54,7 +54,7 @@ def test_a_run_labels_every_summary_once_and_a_second_run_buys_nothing(llm_env: 
     assert first.cost == pytest.approx((tokens_in * per_in + 96 * per_out) / 1e6)
 
     llm_env.reset()
-    again = execute(conn, engine.create_run(conn, binary(llm_env), spec.Selection()))
+    again = execute(conn, engine.create_run(conn, binary(llm_env), spec.Selection(), ME))
     assert (again.done, again.calls, again.cached, again.cost) == (96, 0, 96, 0.0)
     assert model_requests(llm_env.requests) == []
     assert max(answers_per_request(conn).values()) == 1
@@ -65,14 +65,14 @@ def test_the_estimate_counts_the_prompts_sent_and_stored_answers_as_free(llm_env
     wanted = binary(llm_env).resolved()
     with conn.cursor() as cur:
         units, words = spec.select_units(cur, "storysumm", "summary", spec.Selection(split="val"))
-    before = estimate.estimate(conn, wanted, units)
-    execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val")))
+    before = estimate.estimate(conn, wanted, units, ME)
+    execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val"), ME))
     sent = model_requests(llm_env.requests)
     val = storysumm_summaries("val")
     assert words == f"{len(val)} summaries where split is val"
     assert (before.items, before.cached_items, before.calls) == (len(val), 0, len(val))
     assert before.input_tokens == sum(math.ceil(prompt_chars(r) / 4) for r in sent)
-    after = estimate.estimate(conn, wanted, units)
+    after = estimate.estimate(conn, wanted, units, ME)
     assert (after.cached_items, after.calls, after.input_tokens, after.cost) == (len(val), 0, 0, 0)
     assert any("stored answers" in note for note in after.notes)
 
@@ -106,7 +106,7 @@ def test_faults_are_listed_with_their_reason_and_a_retry_buys_only_what_failed(
     val = storysumm_summaries("val")
     faulty = {val[n].summary_id: fault for n, fault in FAULTS.items()}
     llm_env.responder = PerSummary(lambda s, attempt: faulty.get(s.summary_id, lambda _: verdict(s))(attempt), "val")
-    run_id = engine.create_run(conn, binary(llm_env, attempts=2), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, attempts=2), spec.Selection(split="val"), ME)
     first = execute(conn, run_id)
 
     assert first.done + first.failed == first.total == len(val)
@@ -134,7 +134,7 @@ def test_faults_are_listed_with_their_reason_and_a_retry_buys_only_what_failed(
 
 def test_the_budget_stops_the_run_before_it_would_pass(llm_env: LLMServer, conn) -> None:
     llm_env.responder = PerSummary(lambda s, _: verdict(s))
-    run_id = engine.create_run(conn, binary(llm_env, budget=0.02, concurrency=2), spec.Selection())
+    run_id = engine.create_run(conn, binary(llm_env, budget=0.02, concurrency=2), spec.Selection(), ME)
     stopped = execute(conn, run_id)
     paid = one(conn, "SELECT sum(cost_usd) FROM llm_call")
     assert stopped.state == "budget"
@@ -145,7 +145,7 @@ def test_the_budget_stops_the_run_before_it_would_pass(llm_env: LLMServer, conn)
     assert len(model_requests(llm_env.requests)) == stopped.done
 
     with conn.cursor() as cur:
-        raised = engine.Runner(conn, log.load(cur, run_id), budget=1.0).execute()
+        raised = engine.Runner(conn, log.load(cur, run_id), ME, budget=1.0).execute()
     assert (raised.state, raised.done, raised.calls) == ("finished", 96, 96 - stopped.done)
     assert len(model_requests(llm_env.requests)) == 96
 
@@ -153,14 +153,14 @@ def test_the_budget_stops_the_run_before_it_would_pass(llm_env: LLMServer, conn)
 def test_an_unpriced_model_cannot_have_a_budget(llm_env: LLMServer, conn) -> None:
     wanted = spec.RunSpec("storysumm", "summary", "storysumm-binary", "openai", "my-local-model", budget=1.0)
     with pytest.raises(Exception, match="no price"):
-        engine.create_run(conn, wanted, spec.Selection())
+        engine.create_run(conn, wanted, spec.Selection(), ME)
 
 
 def test_cancel_keeps_what_arrived_and_resume_calls_only_the_rest(llm_env: LLMServer, conn) -> None:
     llm_env.responder = PerSummary(lambda s, _: Reply(verdict(s), delay=0.15), "val")
-    run_id = engine.create_run(conn, binary(llm_env, concurrency=2), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, concurrency=2), spec.Selection(split="val"), ME)
     registry = jobs.Jobs()
-    registry.start(conn, run_id)
+    registry.start(conn, run_id, ME)
     while registry.snapshot(run_id).done < 4:
         registry.join(run_id, 0.05)
     registry.cancel(run_id)
@@ -171,7 +171,7 @@ def test_cancel_keeps_what_arrived_and_resume_calls_only_the_rest(llm_env: LLMSe
     with conn.cursor() as cur:
         assert log.summary(cur, run_id).done == cancelled.done
 
-    registry.start(conn, run_id)
+    registry.start(conn, run_id, ME)
     registry.join(run_id, 30)
     resumed = registry.snapshot(run_id)
     val = storysumm_summaries("val")
@@ -191,7 +191,7 @@ def test_repeats_give_cohens_kappa_between_runs_and_the_units_that_flip(llm_env:
         return verdict(summary)
 
     llm_env.responder = PerSummary(rule, "val")
-    run_id = engine.create_run(conn, binary(llm_env, repeats=3), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, repeats=3), spec.Selection(split="val"), ME)
     done = execute(conn, run_id)
     with conn.cursor() as cur:
         agreement = stability.of_run(cur, run_id)
@@ -221,7 +221,7 @@ def test_a_missing_key_stops_the_run_without_failing_items_and_a_resume_finishes
         "storysumm", "summary", "storysumm-binary", "anthropic", PROVIDERS["anthropic"][0],
         base_url=llm_env.anthropic_base_url,
     )  # fmt: skip
-    run_id = engine.create_run(conn, wanted, spec.Selection(split="val"))
+    run_id = engine.create_run(conn, wanted, spec.Selection(split="val"), ME)
     stopped = execute(conn, run_id)
     assert (stopped.state, stopped.done, stopped.failed) == ("stopped", 0, 0)
     assert "ANTHROPIC_API_KEY" in stopped.reason

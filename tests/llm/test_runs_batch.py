@@ -14,7 +14,7 @@ import duckdb
 import pytest
 
 from faithlens.llm.runs import engine, log, spec
-from tests.llm.conftest import ANTHROPIC_KEY, OPENAI_KEY, PRICES, PROVIDERS
+from tests.llm.conftest import ANTHROPIC_KEY, ME, OPENAI_KEY, PRICES, PROVIDERS
 from tests.llm.runs_support import PerSummary, current_labels, storysumm_summaries, verdict
 from tests.llm.test_cli_llm import environment, faithlens
 from tests.llm.test_cli_runs import start
@@ -47,7 +47,7 @@ def batch_spec(server: LLMServer, provider: str) -> spec.RunSpec:
 
 def execute(conn: duckdb.DuckDBPyConnection, run_id: int) -> engine.Snapshot:
     with conn.cursor() as cur:
-        return engine.Runner(conn, log.load(cur, run_id)).execute()
+        return engine.Runner(conn, log.load(cur, run_id), ME).execute()
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -59,7 +59,7 @@ def test_a_batch_run_stores_answers_at_batch_prices_and_resends_only_what_failed
     faults = {broken: Reply(status=500, message="line failed"), refused: Reply(refusal=True)}
     llm_env.responder = PerSummary(lambda s, _: faults.get(s.summary_id, said(provider, s)), "val")
     wanted = batch_spec(llm_env, provider)
-    done = execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val")))
+    done = execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val"), ME))
 
     [batch] = llm_env.batches.values()
     assert len(batch.custom_ids) == len(val) and batch.protocol == provider
@@ -77,7 +77,7 @@ def test_a_batch_run_stores_answers_at_batch_prices_and_resends_only_what_failed
     assert set(current_labels(conn, source)) == {s.summary_id for s in val} - {broken, refused}
 
     llm_env.responder = PerSummary(lambda s, _: said(provider, s), "val")
-    again = execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val")))
+    again = execute(conn, engine.create_run(conn, wanted, spec.Selection(split="val"), ME))
     assert len(llm_env.batches) == 2
     assert list(llm_env.batches.values())[1].custom_ids == [batch.custom_ids[0]]
     assert (again.done, again.failed, again.calls, again.cached) == (len(val) - 1, 1, 1, len(val) - 2)

@@ -12,6 +12,7 @@ from faithlens.llm import retrying
 from faithlens.llm.runs import causes, engine, jobs, log, spec
 from faithlens.views import run_failures, runs
 from tests import raw
+from tests.llm.conftest import ME
 from tests.llm.runs_support import PerSummary, model_requests, storysumm_summaries, verdict
 from tests.llm.test_runs import binary, execute
 from tests.llmserver import LLMServer, Reply
@@ -51,7 +52,7 @@ def _report(conn, run_id: int) -> run_failures.Report:
 
 
 def test_failures_are_counted_by_cause_and_shown_with_their_unit(llm_env: LLMServer, conn, faulty) -> None:
-    run_id = engine.create_run(conn, binary(llm_env, attempts=ATTEMPTS), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, attempts=ATTEMPTS), spec.Selection(split="val"), ME)
     done = execute(conn, run_id)
     assert (done.state, done.failed) == ("finished", len(FAULTS))
 
@@ -87,7 +88,7 @@ def _first_sentence(summary_id: str) -> str:
 
 
 def test_the_cause_of_each_failed_item_is_the_cause_its_last_attempt_recorded(llm_env, conn, faulty) -> None:
-    run_id = engine.create_run(conn, binary(llm_env, attempts=ATTEMPTS), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, attempts=ATTEMPTS), spec.Selection(split="val"), ME)
     execute(conn, run_id)
     with conn.cursor() as cur:
         last = dict(
@@ -105,7 +106,7 @@ def test_the_cause_of_each_failed_item_is_the_cause_its_last_attempt_recorded(ll
 
 
 def test_resume_of_a_finished_run_asks_only_the_calls_that_failed(llm_env: LLMServer, conn, faulty) -> None:
-    run_id = engine.create_run(conn, binary(llm_env, attempts=1), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, attempts=1), spec.Selection(split="val"), ME)
     first = execute(conn, run_id)
     report = _report(conn, run_id)
     assert first.state == "finished"
@@ -127,9 +128,9 @@ def _summary(conn, run_id: int) -> log.RunSummary:
 
 def test_every_state_a_run_passes_through_reads_right(llm_env: LLMServer, conn) -> None:
     llm_env.responder = PerSummary(lambda s, _: Reply(verdict(s), delay=0.1), "val")
-    run_id = engine.create_run(conn, binary(llm_env, concurrency=2, budget=1.0), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env, concurrency=2, budget=1.0), spec.Selection(split="val"), ME)
     registry = jobs.Jobs()
-    registry.start(conn, run_id)
+    registry.start(conn, run_id, ME)
     while registry.alive(run_id) and registry.snapshot(run_id).done < 2:
         registry.join(run_id, 0.05)
     assert _summary(conn, run_id).state == "running" and not registry.cancelling(run_id)
@@ -141,7 +142,7 @@ def test_every_state_a_run_passes_through_reads_right(llm_env: LLMServer, conn) 
     assert not registry.cancelling(run_id), "a stopped worker is no longer cancelling"
     assert runs.offers_resume(cancelled.state, 0)
 
-    registry.start(conn, run_id, budget=0.001)
+    registry.start(conn, run_id, ME, budget=0.001)
     assert not registry.cancelling(run_id), "the resumed run is not cancelling"
     registry.join(run_id, 30)
     stopped = _summary(conn, run_id)
@@ -150,7 +151,7 @@ def test_every_state_a_run_passes_through_reads_right(llm_env: LLMServer, conn) 
     report = _report(conn, run_id)
     assert report.breakdown.to_json()["by_cause"] == {"budget": stopped.remaining} and stopped.remaining > 0
 
-    registry.start(conn, run_id, budget=5.0)
+    registry.start(conn, run_id, ME, budget=5.0)
     registry.join(run_id, 30)
     finished = _summary(conn, run_id)
     assert (finished.state, finished.done, finished.failed) == ("finished", finished.total, 0)
@@ -166,7 +167,7 @@ def test_every_state_a_run_passes_through_reads_right(llm_env: LLMServer, conn) 
 
 def test_a_wrong_key_stops_the_run_and_names_the_setting(llm_env: LLMServer, conn) -> None:
     llm_env.responder = lambda request: Reply(status=401, message="invalid api key")
-    run_id = engine.create_run(conn, binary(llm_env), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env), spec.Selection(split="val"), ME)
     execute(conn, run_id)
     stopped = _summary(conn, run_id)
     assert (stopped.state, stopped.done, stopped.failed) == ("stopped", 0, 0)
@@ -177,7 +178,7 @@ def test_a_wrong_key_stops_the_run_and_names_the_setting(llm_env: LLMServer, con
 
 def test_a_resumed_run_reads_running_without_the_reason_it_stopped_for(llm_env: LLMServer, conn) -> None:
     llm_env.responder = PerSummary(lambda s, _: verdict(s), "val")
-    run_id = engine.create_run(conn, binary(llm_env), spec.Selection(split="val"))
+    run_id = engine.create_run(conn, binary(llm_env), spec.Selection(split="val"), ME)
     log.record(conn, run_id, "state", "running")
     log.record(conn, run_id, "state", "cancelled", "cancelled after 3 of 33 items; resume asks only for the rest")
     log.record(conn, run_id, "state", "running")  # what a resume's worker writes first

@@ -16,7 +16,7 @@ import pytest
 
 from faithlens.llm import providers
 from faithlens.llm.runs import attempts, engine, log, spec
-from tests.llm.conftest import rows
+from tests.llm.conftest import ME, rows
 from tests.llm.runs_support import RawSummary, answers_per_request, model_requests, storysumm_summaries, verdict
 from tests.llmserver import LLMServer, Reply, Request
 
@@ -65,9 +65,9 @@ class Flaky:
 
 
 def run(conn: duckdb.DuckDBPyConnection, wanted: spec.RunSpec, selection: spec.Selection) -> engine.Snapshot:
-    run_id = engine.create_run(conn, wanted, selection)
+    run_id = engine.create_run(conn, wanted, selection, ME)
     with conn.cursor() as cur:
-        return engine.Runner(conn, log.load(cur, run_id)).execute()
+        return engine.Runner(conn, log.load(cur, run_id), ME).execute()
 
 
 def test_transient_faults_are_asked_again_and_only_persistent_ones_are_listed_failed(

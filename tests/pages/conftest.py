@@ -7,12 +7,16 @@ import pytest
 from faithlens import config
 from tests.coding import support
 
+LOCAL_USER = "ana"
+"""Local mode's one user (an admin) while these tests run: the coder the Code page codes as."""
+
 
 @pytest.fixture
 def db_path(app_test, db_copy, monkeypatch):
     """The app on a private copy of the bundled database: coders' codes become label sources, which
     every other page would then show (Compare lists every source)."""
     monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
+    monkeypatch.setenv(config.SETTINGS["user"].env, LOCAL_USER)
     return db_copy
 
 

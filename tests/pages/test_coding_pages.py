@@ -23,10 +23,12 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from components.coding import sessions as coding_sessions
-from faithlens.coding import comments, events, sessions
-from tests import raw
+from faithlens.coding import events, sessions
+from tests import coders, raw
 from tests.apptest import clean
+from tests.coders import ADMIN
 from tests.coding import support
+from tests.pages.conftest import LOCAL_USER
 
 DATASET = "storysumm"
 CODE = "pages/code.py"
@@ -42,7 +44,7 @@ def unique(prefix: str) -> str:
 
 def create(conn, prefix: str, level: str = "sentence", **fields) -> sessions.Session:
     return sessions.create(
-        conn, sessions.SessionSpec(unique(prefix), DATASET, level, fields.pop("codebook", BOOK), **fields)
+        conn, ADMIN, sessions.SessionSpec(unique(prefix), DATASET, level, fields.pop("codebook", BOOK), **fields)
     )
 
 
@@ -100,7 +102,7 @@ def save_codes(conn, session: sessions.Session, codes: dict[str, list[str]]) -> 
     for coder, values in codes.items():
         for unit, code in zip(session.units, values, strict=True):
             note = "why" if code == "unfaithful" else None
-            events.save(conn, session, coder, events.Submission(unit, (code,), note))
+            coders.code(conn, session, coder, events.Submission(unit, (code,), note))
 
 
 # --- Sessions ----------------------------------------------------------------------------------------------
@@ -108,7 +110,7 @@ def save_codes(conn, session: sessions.Session, codes: dict[str, list[str]]) -> 
 
 def test_a_session_made_in_the_test_shows_on_sessions_with_its_coders(db, page) -> None:
     made = create(db, "listed", sample=5, seed=3, coders=("ana", "ben"))
-    events.save(db, made, "ana", events.Submission(made.units[0], ("faithful",)))
+    coders.code(db, made, "ana", events.Submission(made.units[0], ("faithful",)))
     at = page(SESSIONS, session=made.name)
     listing = frame_with(at, "coders")
     row = listing[listing["session"] == made.name].iloc[0]
@@ -118,9 +120,10 @@ def test_a_session_made_in_the_test_shows_on_sessions_with_its_coders(db, page) 
     bars = {bar.proto.text: bar.proto.value for bar in at.get("progress")}
     assert bars == {"ana: 1 of 5 coded": 20, "ben: 0 of 5 coded": 0}
     links = {link.proto.label: parse_qs(link.proto.query_string) for link in at.get("page_link")}
-    assert links["Code as ana"] == {"dataset": [DATASET], "session": [made.name], "coder": ["ana"]}
-    assert links["Code as ben"]["coder"] == ["ben"]
-    assert any(f"session={made.name}&coder=ana" in c.value for c in at.code)
+    assert links["Open this session on the Code page"] == {"dataset": [DATASET], "session": [made.name]}
+    assert not [label for label in links if label.startswith("Code as")], "no link codes as someone else"
+    assert any(c.value.endswith(f"session={made.name}") for c in at.code)
+    assert "coder=" not in "".join(c.value for c in at.code)
 
 
 def test_the_agreement_table_equals_scikit_learns_kappa(db, page) -> None:
@@ -160,19 +163,16 @@ def test_adjudication_makes_the_adjudicated_label(db, page) -> None:
     assert decides == [f"{prefix}.{unit}.decide"], "one disagreement"
     at.selectbox(key=f"{prefix}.{unit}.codes").set_value("unfaithful").run()
     at.text_input(key=f"{prefix}.{unit}.note").input("the story says otherwise").run()
-    at.button(key=f"{prefix}.{unit}.decide").click().run()
-    assert any("adjudicator" in e.value for e in at.error), "a decision needs the adjudicator's name"
+    assert not [w for w in at.text_input if w.key == f"{prefix}.adjudicator"], "no adjudicator name to type"
     source = made.source(sessions.ADJUDICATED)
-    assert support.current_label(db, DATASET, source, "sentence", unit) is None
-    at.text_input(key=f"{prefix}.adjudicator").input("dana").run()
     at.button(key=f"{prefix}.{unit}.decide").click().run()
     clean(at)
     assert support.current_label(db, DATASET, source, "sentence", unit) == (
         "unfaithful",
         "unfaithful",
         "the story says otherwise",
-        "dana",
-    )
+        LOCAL_USER,
+    ), "the decision is the signed-in person's (local mode's one user)"
     assert not [b for b in at.button if b.key == f"{prefix}.{unit}.decide"], "decided units leave the open list"
 
 
@@ -314,7 +314,7 @@ def test_the_code_page_resumes_at_the_first_uncoded_unit(db, page) -> None:
     made = create(db, "resume", sample=6, seed=4, coders=("ana",))
     order = made.order_for("ana")
     for unit in order[:2] + order[3:4]:
-        events.save(db, made, "ana", events.Submission(unit, ("faithful",)))
+        coders.code(db, made, "ana", events.Submission(unit, ("faithful",)))
     at = page(CODE, session=made.name, coder="ana")
     assert shown_unit(at, made, "ana") == order[2]
     assert "unit" not in at.query_params, "where the coder resumes stays out of the URL"
@@ -324,16 +324,29 @@ def test_the_code_page_resumes_at_the_first_uncoded_unit(db, page) -> None:
     assert at.button(key=f"{base(made, 'ana', order[1])}.code.0").proto.type == "primary", "the saved code shows"
 
 
-def test_a_coder_joins_by_typing_their_name(db, page) -> None:
+def test_the_signed_in_person_joins_as_themself(db, page) -> None:
     made = create(db, "join", sample=2, seed=1)
     at = page(CODE, session=made.name)
-    typed = f"code.{DATASET}.{made.name}.new_coder"
-    at.text_input(key=typed).input("zoe").run()
+    assert not [w for w in (*at.selectbox, *at.text_input) if w.label in ("Coder", "New coder: your name")]
     at.button(key=f"code.{DATASET}.{made.name}.join").click().run()
     clean(at)
-    assert db.execute("SELECT coder FROM coding_coder WHERE session_id = ?", [made.session_id]).fetchall() == [("zoe",)]
-    assert at.query_params["coder"] == "zoe"
-    assert shown_unit(at, made, "zoe") == made.order_for("zoe")[0]
+    joined = db.execute("SELECT coder FROM coding_coder WHERE session_id = ?", [made.session_id]).fetchall()
+    assert joined == [(LOCAL_USER,)]
+    assert "coder" not in at.query_params
+    assert shown_unit(at, made, LOCAL_USER) == made.order_for(LOCAL_USER)[0]
+
+
+def test_a_link_naming_another_coder_is_refused_and_shows_your_own_work(db, page) -> None:
+    made = create(db, "other", sample=3, seed=4, coders=("ana", "ben"), ordering="fixed")
+    coders.code(db, made, "ben", events.Submission(made.units[0], ("unfaithful",), "ben's secret reason"))
+    before = support.row_counts(db)
+    at = page(CODE, session=made.name, coder="ben")
+    notes = [w.value for w in at.warning]
+    assert any("coder='ben' in the link was ignored" in note and LOCAL_USER in note for note in notes), notes
+    assert "0 of 3 units coded by ana" in page_text(at, main_only=True)
+    assert "ben's secret reason" not in page_text(at)
+    assert shown_unit(at, made, LOCAL_USER) == made.units[0]
+    assert support.row_counts(db) == before, "opening the link wrote nothing"
 
 
 def blind_summary() -> str:
@@ -353,7 +366,7 @@ def test_blind_sessions_show_no_gold_label(db, page, blind: bool) -> None:
     made = create(
         db, "blind" if blind else "open", level="summary", ordering="fixed", blind=blind, coders=("ana", "ben")
     )
-    events.save(db, made, "ben", events.Submission(summary_id, ("unfaithful",), "ben's secret reason"))
+    coders.code(db, made, "ben", events.Submission(summary_id, ("unfaithful",), "ben's secret reason"))
     at = page(CODE, session=made.name, coder="ana", unit=summary_id)
     assert shown_unit(at, made, "ana") == summary_id
     text = page_text(at)
@@ -474,7 +487,7 @@ def test_an_arm_preference_session_shows_table_5s_majority_row_beside_the_indivi
         ("ben", "rewrite", ["IMPORTANT", "WRONG"]),
         ("cai", "original", None),
     ):
-        events.save(db, made, coder, events.Submission(unit, (code,), None, {"points": marks}))
+        coders.code(db, made, coder, events.Submission(unit, (code,), None, {"points": marks}))
     at = page(SESSIONS, session=made.name)
     table5 = frame_with(at, "% none important")
     columns = ["% important", "% none important", "% wrong", "% none wrong"]
@@ -498,15 +511,15 @@ def test_the_exports_serve_the_sessions_codes(db, db_path, page) -> None:
     at = page(SESSIONS, session=made.name)
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == [f"Download {what} {fmt}" for what in ("codes", "comments") for fmt in ("CSV", "JSONL", "PARQUET")]
-    codes = coding_sessions._export_bytes(str(db_path), made.name, "csv", "codes").decode()
+    codes = coding_sessions._export_bytes(str(db_path), ADMIN, made.name, "csv", "codes").decode()
     rows = list(csv.DictReader(io.StringIO(codes)))
     assert len(rows) == 6 and {row["coder"] for row in rows} == {"ana", "ben"}
     assert [row["codes"] for row in rows if row["coder"] == "ben"] == ["faithful", "unfaithful", "na"]
-    lines = coding_sessions._export_bytes(str(db_path), made.name, "jsonl", "codes").decode().splitlines()
+    lines = coding_sessions._export_bytes(str(db_path), ADMIN, made.name, "jsonl", "codes").decode().splitlines()
     assert len(lines) == 6 and json.loads(lines[0])["session"] == made.name
-    assert coding_sessions._export_bytes(str(db_path), made.name, "parquet", "codes")[:4] == b"PAR1"
-    comments.add(db, made, made.units[1], "S2 is commentary, <b>not</b> a claim", "ana", "coder")
-    talk = coding_sessions._export_bytes(str(db_path), made.name, "csv", "comments").decode()
+    assert coding_sessions._export_bytes(str(db_path), ADMIN, made.name, "parquet", "codes")[:4] == b"PAR1"
+    coders.comment(db, made, made.units[1], "S2 is commentary, <b>not</b> a claim", "ana", "coder")
+    talk = coding_sessions._export_bytes(str(db_path), ADMIN, made.name, "csv", "comments").decode()
     said = list(csv.DictReader(io.StringIO(talk)))
     assert [(r["unit_id"], r["author"], r["role"], r["text"]) for r in said] == [
         (made.units[1], "ana", "coder", "S2 is commentary, <b>not</b> a claim")

@@ -23,7 +23,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from faithlens.coding import events, modes
-from tests import raw
+from tests import coders, raw
 from tests.apptest import clean
 from tests.coding import support
 from tests.pages.test_coding_pages import (
@@ -92,7 +92,7 @@ def test_arm_preference_never_names_either_version_to_the_coder(db, page) -> Non
         db, "prefer", level="claim", mode="arm-preference", codebook="arm-preference", suggestions=source,
         coders=("ana", "ben"), blind=False,
     )  # fmt: skip
-    events.save(db, made, "ben", events.Submission(unit, ("rewrite",), None, {"points": ["IMPORTANT", "WRONG"]}))
+    coders.code(db, made, "ben", events.Submission(unit, ("rewrite",), None, {"points": ["IMPORTANT", "WRONG"]}))
     at = page(CODE, session=made.name, coder="ana")
     versions = _versions(at)
     assert sorted(versions.values()) == sorted([original, rewrite])
@@ -219,7 +219,7 @@ def test_line_by_line_agreement_on_the_sentences_per_code_and_as_a_matrix(db, pa
                 for uid, code in codes.items()
                 if uid.startswith(unit + "#")
             }
-            events.save(db, made, coder, events.Submission(unit, detail={"sentences": parts}))
+            coders.code(db, made, coder, events.Submission(unit, detail={"sentences": parts}))
     at = page(SESSIONS, session=made.name)
     per_code = [d.value for d in at.dataframe if "code" in d.value.columns]
     assert len(per_code) == 2, "per code on the summaries, then on the sentences"
@@ -296,7 +296,7 @@ def test_arm_preference_figures_count_the_units_a_version_won(db, page) -> None:
     chosen = {units[0]: ("rewrite", "rewrite"), units[1]: ("neutral", "neutral"), units[2]: ("original", "neutral")}
     for unit, codes in chosen.items():
         for coder, code in zip(("ana", "ben"), codes, strict=True):
-            events.save(db, made, coder, events.Submission(unit, (code,)))
+            coders.code(db, made, coder, events.Submission(unit, (code,)))
     at = page(SESSIONS, session=made.name)
     figures = frame_with(at, "paper").set_index("metric")["value"]
     # Three units judged; the rewrite won the first; the second's coders both chose Neither; the third is a tie.

@@ -40,7 +40,7 @@ from tests.extracted_claims import (
     reply,
     seed,
 )
-from tests.llm.conftest import prompt_file
+from tests.llm.conftest import ME, prompt_file
 from tests.llmserver import LLMServer
 from tests.raw import storysumm_expected, storysumm_records
 
@@ -274,7 +274,7 @@ def test_a_second_draw_of_the_same_extraction_is_a_group_of_its_own(db_copy: Pat
             with conn.cursor() as cur:
                 target = targets.resolve(cur, "storysumm", DANIEL)
             asked = ask.Ask("fables-extract-claims", "openai", MODEL, base_url=server.openai_base_url, fresh=fresh)
-            assert ask.ask(conn, target, asked).status == "ok"
+            assert ask.ask(conn, target, asked, ME).status == "ok"
     with conn.cursor() as cur:
         groups = explore_detail.load_detail(cur, "storysumm", DANIEL).claim_groups
         (counted,) = [s for s in claim_sets.claim_sets(cur, "storysumm") if s.source == EXTRACTED_BY]

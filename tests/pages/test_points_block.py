@@ -16,6 +16,8 @@ from faithlens.coding import sessions
 from faithlens.llm import ask, targets
 from tests import raw
 from tests.apptest import clean
+from tests.coders import ADMIN
+from tests.llm.conftest import ME
 from tests.llmserver import LLMServer
 
 DATASET = "storysumm"
@@ -32,16 +34,17 @@ def coding(open_page, db_copy, monkeypatch):
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test-points")
         monkeypatch.setenv("FAITHLENS_OPENAI_BASE_URL", server.openai_base_url)
         monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
+        monkeypatch.setenv(config.SETTINGS["user"].env, "ana")  # local mode's one user, who codes
         server.queue(f"The story never says so.\n<answer>{REWRITE}</answer>", "1. It drops a detail.")
         conn = store.connect(db_copy)
         with conn.cursor() as cur:
             unit = targets.resolve(cur, DATASET, UNIT)
-        answer = ask.ask(conn, unit, ask.Ask("arm-rewrite", "openai", "gpt-4o", "both"))
+        answer = ask.ask(conn, unit, ask.Ask("arm-rewrite", "openai", "gpt-4o", "both"), ME)
         assert answer.points_failure and answer.rewrite == REWRITE
         spec = sessions.SessionSpec(
             "points", DATASET, "sentence", "arm-preference", "arm-preference", suggestions=SOURCE, coders=("ana",)
         )
-        made = sessions.create(conn, spec)
+        made = sessions.create(conn, ADMIN, spec)
         conn.close()
         at = open_page("pages/code.py", dataset=DATASET, session=made.name, coder="ana")
         yield server, db_copy, made, at

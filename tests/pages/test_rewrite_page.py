@@ -9,6 +9,7 @@ import pytest
 
 from faithlens import config, store
 from faithlens.llm import ask, targets
+from tests.llm.conftest import ME
 from tests.llmserver import LLMServer
 
 PAGE = "pages/rewrite.py"
@@ -29,7 +30,7 @@ def rewritten(db_copy, monkeypatch):
         with conn.cursor() as cur:
             unit = targets.resolve(cur, "storysumm", UNIT)
         assert unit.text == SENTENCE
-        ask.ask(conn, unit, ask.Ask("arm-rewrite", "openai", "gpt-4o", "both", base_url=server.openai_base_url))
+        ask.ask(conn, unit, ask.Ask("arm-rewrite", "openai", "gpt-4o", "both", base_url=server.openai_base_url), ME)
         conn.close()
     monkeypatch.setenv(config.SETTINGS["db"].env, str(db_copy))
 

@@ -25,6 +25,7 @@ from faithlens.llm.runs.spec import RunSpec, Selection
 from faithlens.views import arm_tables
 from tests import raw
 from tests.apptest import clean
+from tests.llm.conftest import ME
 from tests.llmserver import LLMServer, Reply
 
 PAGE = "pages/runs.py"
@@ -265,9 +266,9 @@ def test_table_2_baselines_are_offered_and_an_arm_run_shows_table_3s_figures(run
     llm.responder = _rewrite_even_sentences
     conn = store.connect(db_copy)
     wanted = RunSpec(DATASET, "sentence", "arm-rewrite", "openai", MODEL, variant="both", base_url=llm.openai_base_url)
-    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")))
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")), ME)
     with conn.cursor() as cur:
-        engine.Runner(conn, log.load(cur, run_id)).execute()
+        engine.Runner(conn, log.load(cur, run_id), ME).execute()
         units = log.load(cur, run_id).units
         texts = [
             row[0] for row in cur.execute("SELECT text FROM unit WHERE list_contains(?, unit_id)", [units]).fetchall()
@@ -303,9 +304,9 @@ def test_a_rewrite_run_lists_the_explanation_points_that_failed_and_retry_asks_t
     llm.responder = responder
     conn = store.connect(db_copy)
     wanted = RunSpec(DATASET, "sentence", "arm-rewrite", "openai", MODEL, variant="both", base_url=llm.openai_base_url)
-    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")))
+    run_id = engine.create_run(conn, wanted, Selection(filters=Filters(search="mermaid")), ME)
     with conn.cursor() as cur:
-        engine.Runner(conn, log.load(cur, run_id)).execute()
+        engine.Runner(conn, log.load(cur, run_id), ME).execute()
         units = log.load(cur, run_id).units
     conn.close()
     n = len(units)

@@ -18,9 +18,10 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from faithlens import store
-from faithlens.coding import events, sessions
+from faithlens.coding import sessions
 from faithlens.coding.events import Submission
 from faithlens.store.team import describe
+from tests import coders
 from tests.coding.support import storysumm_ids
 from tests.holder import holding
 from tests.pgcluster import Cluster
@@ -51,8 +52,8 @@ def _b_file_then_codes_through_a(servers) -> tuple[Path, list[str], duckdb.DuckD
     made = _session(a)
     units = storysumm_ids("val")[: len(ALICE)]
     for unit, alice, bob in zip(units, ALICE, BOB, strict=True):
-        events.save(a, made, "alice", Submission(unit, (alice,), note="why"))
-        events.save(a, made, "bob", Submission(unit, (bob,), note="why"))
+        coders.code(a, made, "alice", Submission(unit, (alice,), note="why"))
+        coders.code(a, made, "bob", Submission(unit, (bob,), note="why"))
     with duckdb.connect(str(b_path), read_only=True) as conn:
         assert conn.execute("SELECT count(*) FROM coding_event").fetchone() == (0,), "b has not pulled a's codes"
     return b_path, units, a, made
@@ -101,7 +102,7 @@ def test_with_the_store_down_reads_say_what_they_stand_at_and_no_pool_warning_sh
         written = conn.execute("SELECT value FROM meta WHERE key = 'events_pulled_at'").fetchone()[0]
     assert re.fullmatch(WRITTEN, written)
     flipped = "unfaithful" if ALICE[0] == "faithful" else "faithful"
-    events.save(a, made, "alice", Submission(units[0], (flipped,), note="changed her mind"))
+    coders.code(a, made, "alice", Submission(units[0], (flipped,), note="changed her mind"))
     codes = tmp_path / "codes.csv"
     codes.write_text(f"unit_id,coder,code\n{units[0]},carol,faithful\n", encoding="utf-8")
     pg_cluster.stop()

@@ -8,11 +8,13 @@ import psycopg
 import pytest
 
 from faithlens import store
-from faithlens.coding import comments, events, sessions
+from faithlens.coding import comments, sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
 from faithlens.llm.runs.spec import Selection
+from tests import coders
+from tests.coders import ADMIN
 from tests.team.conftest import events as store_events
 
 ROWS = "SELECT comment_id, session_id, unit_id, author, role, text, created_at FROM coding_comment ORDER BY ALL"
@@ -21,15 +23,15 @@ ROWS = "SELECT comment_id, session_id, unit_id, author, role, text, created_at F
 def test_comments_from_two_servers_reach_both_and_stay_blind(servers, team_url: str) -> None:
     a, b = servers("a"), servers("b")
     spec = SessionSpec("talk", "storysumm", "summary", "storysumm-faithfulness", selection=Selection("val"), blind=True)
-    made = sessions.create(a, spec)
+    made = sessions.create(a, ADMIN, spec)
     unit = made.units[0]
-    events.save(a, made, "alice", Submission(unit, ("faithful",)))
+    coders.code(a, made, "alice", Submission(unit, ("faithful",)))
     store.catch_up(b)
     on_b = sessions.get(b, "talk")
-    events.save(b, on_b, "bob", Submission(unit, ("unfaithful",), note="the ending"))
-    first = comments.add(a, made, unit, "Nothing in the story contradicts it.", "alice", "coder")
-    second = comments.add(b, on_b, unit, "The last line says he stayed.", "bob", "coder")
-    third = comments.add(a, made, unit, "Alice, what of the last line?", "dee", "adjudicator")
+    coders.code(b, on_b, "bob", Submission(unit, ("unfaithful",), note="the ending"))
+    first = coders.comment(a, made, unit, "Nothing in the story contradicts it.", "alice", "coder")
+    second = coders.comment(b, on_b, unit, "The last line says he stayed.", "bob", "coder")
+    third = coders.comment(a, made, unit, "Alice, what of the last line?", "dee", "adjudicator")
     store.catch_up(a)
     store.catch_up(b)
 
@@ -44,9 +46,9 @@ def test_comments_from_two_servers_reach_both_and_stay_blind(servers, team_url: 
         "coding comment talk adjudicator:dee",
     ], "one event per comment"
     for conn, found in ((a, made), (b, on_b)):
-        assert [c.author for c in comments.thread(conn, found, unit, "alice")] == ["alice"]
-        assert [c.author for c in comments.thread(conn, found, unit, "bob")] == ["bob"]
-        assert [c.author for c in comments.thread(conn, found, unit, None)] == ["alice", "bob", "dee"]
+        assert [c.author for c in comments.thread(conn, found, unit, coders.reader("alice"))] == ["alice"]
+        assert [c.author for c in comments.thread(conn, found, unit, coders.reader("bob"))] == ["bob"]
+        assert [c.author for c in comments.thread(conn, found, unit, coders.reader(None))] == ["alice", "bob", "dee"]
 
 
 def test_a_file_with_comments_made_alone_may_not_join_a_store(built_db, tmp_path, servers) -> None:
@@ -56,8 +58,8 @@ def test_a_file_with_comments_made_alone_may_not_join_a_store(built_db, tmp_path
         alone.delenv("FAITHLENS_EVENTS_URL")
         conn = store.connect(path)
         spec = SessionSpec("solo", "storysumm", "summary", "storysumm-faithfulness", selection=Selection("val"))
-        made = sessions.create(conn, spec)
-        comments.add(conn, made, made.units[0], "a note", "ann", "coder")
+        made = sessions.create(conn, ADMIN, spec)
+        coders.comment(conn, made, made.units[0], "a note", "ann", "coder")
         # Only the comment stays: the file's other shared rows would refuse it on their own.
         for table in ("coding_session", "codebook"):
             conn.execute(f"DELETE FROM {table}")

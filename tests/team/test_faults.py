@@ -22,17 +22,21 @@ from faithlens.errors import WritesPausedError
 from faithlens.llm.runs.spec import Selection
 from faithlens.store import replica
 from faithlens.store.team import TeamStore, describe
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import plant_rewrite, storysumm_ids
 from tests.pgcluster import Cluster
 from tests.team.conftest import events as store_events
-from tests.team.test_replication import BOOK, shared_rows
+from tests.team.test_replication import BOOK, CODERS, shared_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _session(conn):
-    spec = SessionSpec(name="duo", dataset="storysumm", level="summary", codebook=BOOK, selection=Selection("val"))
-    return sessions.create(conn, spec)
+    spec = SessionSpec(
+        name="duo", dataset="storysumm", level="summary", codebook=BOOK, selection=Selection("val"), coders=CODERS
+    )
+    return sessions.create(conn, ADMIN, spec)
 
 
 def _codes(conn) -> list[tuple]:
@@ -43,7 +47,7 @@ def test_while_postgresql_is_down_reads_go_on_writes_pause_and_nothing_is_lost(s
     a = servers("a")
     made = _session(a)
     units = storysumm_ids("val")[:3]
-    events.save(a, made, "alice", Submission(units[0], ("faithful",)))
+    coders.code(a, made, "alice", Submission(units[0], ("faithful",)))
     before = _codes(a)
     pg_cluster.stop()
     try:
@@ -52,12 +56,12 @@ def test_while_postgresql_is_down_reads_go_on_writes_pause_and_nothing_is_lost(s
         assert sessions.get(a, "duo") == made and events.latest(a, made, "alice", units[0]).codes == ("faithful",)
         started = time.monotonic()
         with pytest.raises(WritesPausedError, match=rf"Not saved: the team store {where} did not answer for 1 s"):
-            events.save(a, made, "alice", Submission(units[1], ("faithful",)))
+            coders.code(a, made, "alice", Submission(units[1], ("faithful",)))
         assert time.monotonic() - started < 5, "the save gives up after the retry window, not a TCP timeout"
         assert _codes(a) == before, "nothing of the refused save is in the replica"
     finally:
         pg_cluster.start()
-    events.save(a, made, "alice", Submission(units[1], ("faithful",)))
+    coders.code(a, made, "alice", Submission(units[1], ("faithful",)))
     health, applied, _ = store.catch_up(a)
     assert health.up
     assert [what for _, what in store_events(team_url)] == [
@@ -78,7 +82,7 @@ def test_a_save_while_postgresql_restarts_is_retried_until_it_is_back(
     pg_cluster.stop()
     threading.Timer(1.0, pg_cluster.start).start()
     started = time.monotonic()
-    event_id = events.save(a, made, "alice", Submission(unit, ("faithful",)))
+    event_id = coders.code(a, made, "alice", Submission(unit, ("faithful",)))
     assert time.monotonic() - started >= 1.0, "the save waited for the store"
     store.catch_up(b)
     assert _codes(b) == _codes(a) == [(event_id, "alice", unit, ["faithful"])]
@@ -90,7 +94,7 @@ def test_the_background_pull_brings_another_servers_codes_without_a_page_run(ser
     store.catch_up(b)
     store.listen(b)
     made = _session(a)
-    events.save(a, made, "alice", Submission(storysumm_ids("val")[0], ("faithful",)))
+    coders.code(a, made, "alice", Submission(storysumm_ids("val")[0], ("faithful",)))
     deadline = time.monotonic() + 5
     while _codes(b) != _codes(a) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -102,11 +106,12 @@ import sys
 from faithlens import store
 from faithlens.coding import events, sessions
 from faithlens.coding.events import Submission
+from tests import coders
 conn = store.connect(sys.argv[1])
 store.catch_up(conn)
 made = sessions.get(conn, "duo")
 for position, unit in enumerate(made.units):
-    event_id = events.save(conn, made, "bob", Submission(unit, ("faithful",)))
+    event_id = coders.code(conn, made, "bob", Submission(unit, ("faithful",)))
     print(event_id, unit, flush=True)
 """
 
@@ -156,12 +161,12 @@ def test_the_first_save_after_a_long_outage_goes_through_at_once(servers, pg_clu
     pg_cluster.stop()
     try:
         with pytest.raises(WritesPausedError):
-            events.save(a, made, "alice", Submission(units[0], ("faithful",)))
+            coders.code(a, made, "alice", Submission(units[0], ("faithful",)))
         time.sleep(8)
     finally:
         pg_cluster.start()
     started = time.monotonic()
-    events.save(a, made, "alice", Submission(units[1], ("faithful",)))
+    coders.code(a, made, "alice", Submission(units[1], ("faithful",)))
     assert time.monotonic() - started < 1.0
 
 
@@ -177,7 +182,7 @@ def test_a_save_is_refused_in_its_own_window_while_paid_answers_wait_for_the_sto
         time.sleep(0.5)
         started = time.monotonic()
         with pytest.raises(WritesPausedError):
-            events.save(a, made, "alice", Submission(made.units[1], ("faithful",)))
+            coders.code(a, made, "alice", Submission(made.units[1], ("faithful",)))
         assert time.monotonic() - started < 3
     finally:
         pg_cluster.start()

@@ -18,7 +18,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from faithlens import store
 from faithlens.build import ingest
-from faithlens.coding import codebook, events, library, report, sessions
+from faithlens.coding import codebook, library, report, sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
@@ -26,11 +26,15 @@ from faithlens.llm import records
 from faithlens.llm.runs import log
 from faithlens.llm.runs.spec import RunSpec, Selection
 from faithlens.store import replica
+from tests import coders
+from tests.coders import ADMIN
 from tests.coding.support import llm_call, plant_rewrite, storysumm_ids
 from tests.coding.test_codebooks import _valid_yaml
 from tests.team.conftest import events as store_events
 
 ROOT = Path(__file__).resolve().parents[2]
+CODERS = ("alice", "bob")
+"""Invited when the session is made, so their codes are the only events of theirs (no join)."""
 BOOK = "storysumm-faithfulness"
 ALICE = ("faithful", "unfaithful", "faithful", "faithful", "unfaithful", "faithful")
 BOB = ("faithful", "unfaithful", "unfaithful", "faithful", "faithful", "faithful")
@@ -52,8 +56,10 @@ def shared_rows(conn: duckdb.DuckDBPyConnection) -> dict[str, list[tuple]]:
 
 
 def _session(conn: duckdb.DuckDBPyConnection, name: str = "duo") -> sessions.Session:
-    spec = SessionSpec(name=name, dataset="storysumm", level="summary", codebook=BOOK, selection=Selection("val"))
-    return sessions.create(conn, spec)
+    spec = SessionSpec(
+        name=name, dataset="storysumm", level="summary", codebook=BOOK, selection=Selection("val"), coders=CODERS
+    )
+    return sessions.create(conn, ADMIN, spec)
 
 
 def test_codes_from_two_servers_converge_to_one_agreement_table(servers, team_url: str):
@@ -64,8 +70,8 @@ def test_codes_from_two_servers_converge_to_one_agreement_table(servers, team_ur
     assert on_b == made, "server b holds the session server a made, with the same id"
     units = storysumm_ids("val")[: len(ALICE)]
     for unit, alice, bob in zip(units, ALICE, BOB, strict=True):
-        events.save(a, made, "alice", Submission(unit, (alice,), note="why"))
-        events.save(b, on_b, "bob", Submission(unit, (bob,), note="why"))
+        coders.code(a, made, "alice", Submission(unit, (alice,), note="why"))
+        coders.code(b, on_b, "bob", Submission(unit, (bob,), note="why"))
     store.catch_up(a)
     store.catch_up(b)
 
@@ -83,7 +89,7 @@ def test_ids_are_drawn_from_postgresql_so_every_replica_stores_the_same(servers,
     a, b = servers("a"), servers("b")
     made = _session(a)
     unit = storysumm_ids("val")[0]
-    event_id = events.save(a, made, "alice", Submission(unit, ("faithful",)))
+    event_id = coders.code(a, made, "alice", Submission(unit, ("faithful",)))
     with psycopg.connect(team_url) as pg:
         drawn = {
             name: pg.execute(f"SELECT last_value FROM {name}").fetchone()[0]
@@ -134,7 +140,7 @@ def test_pulling_again_changes_nothing(servers, team_url: str):
     a, b = servers("a"), servers("b")
     made = _session(a)
     for unit in storysumm_ids("val")[:3]:
-        events.save(a, made, "alice", Submission(unit, ("faithful",)))
+        coders.code(a, made, "alice", Submission(unit, ("faithful",)))
     store.catch_up(b)
     before = shared_rows(b), b.execute("SELECT count(*) FROM write_log").fetchone()
     again = replica.of(b)
@@ -149,12 +155,12 @@ def test_a_server_that_was_down_catches_up_where_it_stopped(servers, team_url: s
     a, b = servers("a"), servers("b")
     made = _session(a)
     units = storysumm_ids("val")[:4]
-    events.save(a, made, "alice", Submission(units[0], ("faithful",)))
+    coders.code(a, made, "alice", Submission(units[0], ("faithful",)))
     store.catch_up(b)
     logged = b.execute("SELECT count(*) FROM write_log").fetchone()[0]
     store.close(b)
     for unit in units[1:]:
-        events.save(a, made, "alice", Submission(unit, ("unfaithful",), note="why"))
+        coders.code(a, made, "alice", Submission(unit, ("unfaithful",), note="why"))
     b = servers("b")
     health, applied, _ = store.catch_up(b)
     assert health.up and applied == len(store_events(team_url))
@@ -174,8 +180,8 @@ def test_one_session_name_made_on_two_servers_at_once_is_refused_on_both(servers
         drafted = sessions.draft(cur, spec)
     with pytest.raises(duckdb.ConstraintException, match="duo"):
         with store.write(b, "coding session duo on b") as cur:
-            made = sessions.create(a, spec)
-            sessions.insert(cur, drafted)
+            made = sessions.create(a, ADMIN, spec)
+            sessions.insert(cur, drafted, ADMIN.id)
     store.catch_up(a)
     late = store_events(team_url)[-1][0]
     for conn in (a, b):
@@ -211,8 +217,9 @@ import sys
 from faithlens import store
 from faithlens.coding import sessions
 from faithlens.coding.sessions import SessionSpec
+from tests.coders import ADMIN
 conn = store.connect({str(db_copy)!r})
-made = sessions.create(conn, SessionSpec(name="alone", dataset="storysumm", level="summary", codebook={BOOK!r}))
+made = sessions.create(conn, ADMIN, SessionSpec(name="alone", dataset="storysumm", level="summary", codebook={BOOK!r}))
 print(store.catch_up(conn), made.session_id, "psycopg" in sys.modules)
 """
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
@@ -230,7 +237,7 @@ def test_a_codebook_edited_twice_is_current_at_its_newest_version_on_every_serve
     for n, note in enumerate(("Everything the line says", "All the line says")):
         path = tmp_path / f"lab{n}.yaml"
         path.write_text(_valid_yaml().replace("Everything the line says", note), encoding="utf-8")
-        books.append(library.save(a, codebook.read_file(path)))
+        books.append(library.save(a, ADMIN, codebook.read_file(path)))
     b = servers("b")
     store.catch_up(b)
     for conn in (a, b):

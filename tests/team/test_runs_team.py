@@ -10,7 +10,7 @@ import pytest
 
 from faithlens import store
 from faithlens.llm.runs import engine, log, spec
-from tests.llm.conftest import OPENAI_KEY
+from tests.llm.conftest import ME, OPENAI_KEY
 from tests.llm.runs_support import (
     PerSummary,
     answers_per_request,
@@ -34,10 +34,10 @@ def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[LLMServer]:
 
 def _run(conn, server: LLMServer) -> engine.Snapshot:
     wanted = spec.RunSpec("storysumm", "summary", "storysumm-binary", "openai", "gpt-4o", concurrency=8)
-    run_id = engine.create_run(conn, wanted, spec.Selection(split="val"))
+    run_id = engine.create_run(conn, wanted, spec.Selection(split="val"), ME)
     with conn.cursor() as cur:
         run = log.load(cur, run_id)
-    return engine.Runner(conn, run).execute()
+    return engine.Runner(conn, run, ME).execute()
 
 
 def test_a_run_on_one_server_is_the_other_servers_cache(servers, provider: LLMServer):

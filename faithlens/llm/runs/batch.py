@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 
 from faithlens import config
 from faithlens.errors import FaithLensError
-from faithlens.llm import ask, providers, records
+from faithlens.llm import ask, likely, providers, records
 from faithlens.llm.answers import Spend
 from faithlens.llm.costs import describe_cost
-from faithlens.llm.runs import batch_wire, estimate, log
+from faithlens.llm.runs import batch_wire, log
 from faithlens.llm.runs.log import ItemOutcome
 
 if TYPE_CHECKING:
@@ -74,10 +74,11 @@ def _prepare(runner: Runner, pending: list[Item]) -> list[tuple[Item, ask.Prepar
         what = runner.run.spec.ask(item.repeat)
         try:
             if item.retry:
-                first = ask.prepare(runner.conn, item.target, what, prices=runner.prices).requests[0]
+                first = ask.prepare(runner.conn, item.target, what, runner.actor, prices=runner.prices).requests[0]
                 with runner.conn.cursor() as cur:
                     what = replace(what, sample=records.next_sample(cur, first.key))
-            out.append((item, ask.prepare(runner.conn, item.target, what, prices=runner.prices)))
+            ready = ask.prepare(runner.conn, item.target, what, runner.actor, prices=runner.prices, checked=True)
+            out.append((item, ready))
         except FaithLensError as exc:
             out.append((item, exc.message))
     return out
@@ -96,30 +97,30 @@ def _missing(runner: Runner, lines: dict[str, Line]) -> list[Line]:
 
 
 def _affordable(runner: Runner, missing: list[Line]) -> list[Line]:
-    """The lines the budget covers, in order; the run stops (state 'budget') before the first it does not."""
-    budget = runner.run.spec.budget
-    if budget is None:
+    """The lines the budgets cover (the run's and its starter's), in order; the run stops (state 'budget')
+    before the first they do not."""
+    limits = runner.limits()
+    if not limits:
         return missing
-    with runner.conn.cursor() as cur:
-        spent = log.spent(cur, runner.run.run_id)
-    total = spent
+    total = 0.0
     for at, line in enumerate(missing):
-        likely = estimate.item_cost(line.prepared, line.sample, set(), runner.calibration, batch=True)
-        share = (likely.cost or 0.0) / len(line.prepared.requests)
-        if total + share > budget:
-            runner.stop(
-                "budget",
-                f"stopped before passing the budget of ${budget:g}: {at:,} of {len(missing):,} batch lines "
-                f"(about {describe_cost(total)} with what was spent) fit; the rest were not submitted",
-            )
-            return missing[:at]
+        cost = likely.item_cost(line.prepared, line.sample, set(), runner.calibration, batch=True).cost
+        share = (cost or 0.0) / len(line.prepared.requests)
+        for limit, words, before in limits:
+            if before + total + share > limit:
+                runner.stop(
+                    "budget",
+                    f"stopped before passing {words}: {at:,} of {len(missing):,} batch lines "
+                    f"(about {describe_cost(before + total)} with what was spent) fit; the rest were not submitted",
+                )
+                return missing[:at]
         total += share
     return missing
 
 
 def _stored(runner: Runner, lines: Iterable[Line]) -> set[tuple[str, int]]:
     with runner.conn.cursor() as cur:
-        return estimate.stored_samples(cur, {line.request.key for line in lines})
+        return likely.stored_samples(cur, {line.request.key for line in lines})
 
 
 def _outcome(

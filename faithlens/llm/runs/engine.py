@@ -10,6 +10,10 @@ failed and asked again by a resume. An answer that came back unusable (refused, 
 after the last attempt) is stored and kept failed until the user retries it. An item whose call was
 cut short by the run stopping (cancel, budget, a single-slot server) stays to do. Never call Streamlit
 from here.
+
+Whoever starts, resumes or retries a run must be allowed `start_run`; the calls it makes are charged
+to them, and it stops before passing the smaller of the run's budget and what was left of theirs when
+it started (read once, then counted in memory: no query per call).
 """
 
 from __future__ import annotations
@@ -23,10 +27,11 @@ from dataclasses import dataclass
 
 import duckdb
 
+from faithlens import access, store
 from faithlens.errors import FaithLensError
-from faithlens.llm import ask, costs, providers, records, retrying, targets
+from faithlens.llm import ask, costs, likely, providers, records, retrying, targets
 from faithlens.llm.answers import Spend, combine
-from faithlens.llm.runs import attempts, batch, estimate, log
+from faithlens.llm.runs import attempts, batch, log
 from faithlens.llm.runs.log import Counts, Failure, ItemOutcome, StoredRun
 from faithlens.llm.runs.spec import RunSpec, Selection, run_units
 
@@ -72,15 +77,24 @@ class Runner:
         self,
         conn: duckdb.DuckDBPyConnection,
         run: StoredRun,
+        actor: access.Actor,
         prices: dict[str, costs.Price] | None = None,
         retry_failed: bool = False,
         budget: float | None = None,
     ) -> None:
-        """`budget` replaces the run's (a resume after it stopped at its budget); the start says so."""
+        """`actor` starts (or resumes) the run and pays for its calls: PermissionDenied, or BudgetExceeded
+        for a model without a price when they have a limit, before anything is written. `budget`
+        replaces the run's (a resume after it stopped at its budget); the start says so."""
+        access.require(actor, "start_run")
         if budget is not None:
             run = dataclasses.replace(run, spec=dataclasses.replace(run.spec, budget=budget))
         self.conn, self.run, self.retry_failed, self.new_budget = conn, run, retry_failed, budget
         self.prices = prices if prices is not None else costs.load_prices()
+        priced = costs.price_for(run.spec.model, self.prices) is not None
+        self.actor = actor
+        with conn.cursor() as cur:
+            version = store.data_version(cur)
+        self.spending = access.check_budget(conn, version, actor, 0.0 if priced else None)
         self.cancelled = threading.Event()
         self._lock = threading.Lock()
         self._status: dict[tuple[str, int], str] = {}
@@ -95,7 +109,7 @@ class Runner:
         self._started = time.monotonic()
         self._state, self._reason, self._batch = "running", None, None
         self._stop: tuple[str, str] | None = None
-        self.calibration: estimate.Calibration | None = None
+        self.calibration: likely.Calibration | None = None
         self._retried = 0
         self._traffic = retrying.Traffic(run.spec.concurrency)
         self._policy = retrying.Policy.from_settings(run.spec.attempts)
@@ -157,7 +171,7 @@ class Runner:
             kept = {(f.target_id, f.repeat): f for f in log.failures(cur, run.run_id)}
             pointless = {(f.target_id, f.repeat): f for f in log.points_failures(cur, run.run_id)}
             self._spent_before = log.spent(cur, run.run_id)
-            self.calibration = estimate.calibrate(cur, spec)
+            self.calibration = likely.calibrate(cur, spec.provider, spec.model)
         wanted: list[tuple[str, int, bool, bool]] = []
         for unit in run.units:
             for repeat in range(spec.repeats):
@@ -220,7 +234,10 @@ class Runner:
         reserved = 0.0
         recorded: list[ItemOutcome] = []
         try:
-            prepared = ask.prepare(self.conn, item.target, what, prices=self.prices, calls=self._item_calls(item))
+            calls = self._item_calls(item)
+            prepared = ask.prepare(
+                self.conn, item.target, what, self.actor, prices=self.prices, calls=calls, checked=True
+            )
             reserved = self._reserve(prepared, item)
             if reserved < 0:
                 return None
@@ -256,27 +273,39 @@ class Runner:
         with self._lock:
             self._retried += 1
 
+    def limits(self) -> list[tuple[float, str, float]]:
+        """The budgets this session keeps to, as (dollars, their words, what was spent against them
+        before it began): the run's own, and what was left of its starter's when it started."""
+        found = []
+        if self.run.spec.budget is not None:
+            found.append((self.run.spec.budget, f"the budget of ${self.run.spec.budget:g}", self._spent_before))
+        left = self.spending.left_usd()
+        if left is not None:
+            words = f"the budget of {self.actor.person.name} ({self.spending.describe_left()} when the run started)"
+            found.append((left, words, 0.0))
+        return found
+
     def _reserve(self, prepared: ask.Prepared, item: Item) -> float:
-        """Set aside this item's likely cost; -1 when that would pass the budget (the run then stops)."""
-        budget = self.run.spec.budget
-        if budget is None:
+        """Set aside this item's likely cost; -1 when that would pass a budget (the run then stops)."""
+        limits = self.limits()
+        if not limits:
             return 0.0
         with self.conn.cursor() as cur:
-            stored = estimate.stored_samples(cur, [r.key for r in prepared.requests])
-        likely = estimate.item_cost(prepared, item.repeat, stored, self.calibration)
-        if not likely.calls and not (item.retry or item.retry_points):
+            stored = likely.stored_samples(cur, [r.key for r in prepared.requests])
+        cost_of_item = likely.item_cost(prepared, item.repeat, stored, self.calibration)
+        if not cost_of_item.calls and not (item.retry or item.retry_points):
             return 0.0
         with self._lock:
             paid_now = self._spent.cost or 0.0
-            cost = self._spent_before + paid_now
-            each = paid_now / self._paid_items if self._paid_items and paid_now else likely.cost or 0.0
-            if cost + self._reserved + each > budget:
-                self._stop = self._stop or (
-                    "budget",
-                    f"stopped before passing the budget of ${budget:g}: spent {costs.describe_cost(cost)}, "
-                    f"and the next item would cost about {costs.describe_cost(each)}",
-                )
-                return -1.0
+            each = paid_now / self._paid_items if self._paid_items and paid_now else cost_of_item.cost or 0.0
+            for limit, words, before in limits:
+                if before + paid_now + self._reserved + each > limit:
+                    self._stop = self._stop or (
+                        "budget",
+                        f"stopped before passing {words}: spent {costs.describe_cost(before + paid_now)}, "
+                        f"and the next item would cost about {costs.describe_cost(each)}",
+                    )
+                    return -1.0
             self._reserved += each
             return each
 
@@ -343,16 +372,18 @@ class Runner:
             )
 
 
-def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection) -> int:
-    """Check the run can be made (units exist, the method can judge them, a budget can be kept) and store it."""
+def create_run(conn: duckdb.DuckDBPyConnection, spec: RunSpec, selection: Selection, actor: access.Actor) -> int:
+    """Check `actor` may start runs and the run can be made (units exist, the method can judge them, a
+    budget can be kept), and store it as theirs."""
+    access.require(actor, "start_run")
     spec = spec.resolved()
     with conn.cursor() as cur:
         units, words = run_units(cur, spec, selection)
         first = targets.resolve_many(cur, spec.dataset, spec.level, units[:1])[0]
-    ask.prepare(conn, first, dataclasses.replace(spec.ask(0), evidence="none"))
+    ask.prepare(conn, first, dataclasses.replace(spec.ask(0), evidence="none"), actor)
     if spec.budget is not None and costs.price_for(spec.model, costs.load_prices()) is None:
         raise FaithLensError(
             f"{spec.model} has no price in the price table, so a budget cannot be kept",
             "add the model to the price table (FAITHLENS_LLM_PRICES) or run without a budget",
         )
-    return log.create(conn, spec, units, words)
+    return log.create(conn, spec, units, words, actor.id)

@@ -8,6 +8,7 @@ import threading
 
 import duckdb
 
+from faithlens import access
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.llm.runs import log
 from faithlens.llm.runs.engine import Runner, Snapshot
@@ -21,10 +22,16 @@ class Jobs:
         self._runners: dict[int, tuple[Runner, threading.Thread]] = {}
 
     def start(
-        self, conn: duckdb.DuckDBPyConnection, run_id: int, retry_failed: bool = False, budget: float | None = None
+        self,
+        conn: duckdb.DuckDBPyConnection,
+        run_id: int,
+        actor: access.Actor,
+        retry_failed: bool = False,
+        budget: float | None = None,
     ) -> None:
-        """Work on run `run_id` in the background: what is missing, or with `retry_failed` its failures
-        too; `budget` replaces the run's (to go on after it stopped at its budget)."""
+        """Work on run `run_id` in the background for `actor` (who must be allowed `start_run`, and pays
+        for its calls): what is missing, or with `retry_failed` its failures too; `budget` replaces the
+        run's (to go on after it stopped at its budget)."""
         with self._lock:
             if self.alive(run_id):
                 raise FaithLensError(f"run {run_id} is already working", "wait for it, or cancel it first")
@@ -34,7 +41,7 @@ class Jobs:
                 raise NotFoundError(f"no run {run_id}", "pick a run from the list")
             if budget is not None and not budget > 0:
                 raise FaithLensError(f"budget {budget} is not a positive amount of US dollars", "e.g. 5")
-            runner = Runner(conn, run, retry_failed=retry_failed, budget=budget)
+            runner = Runner(conn, run, actor, retry_failed=retry_failed, budget=budget)
             thread = threading.Thread(target=runner.execute, name=f"run-{run_id}", daemon=True)
             self._runners[run_id] = (runner, thread)
             thread.start()

@@ -135,19 +135,34 @@ class RunSummary(Counts):
     reason: str | None
     created_at: datetime
     updated_at: datetime | None
+    started_by: str | None = None
+    """Who made the run (`llm_run.started_by`); None for runs made before people existed."""
 
     @property
     def settings(self) -> RunSpec:
         return RunSpec.from_json(self.spec)
 
 
-def create(conn: duckdb.DuckDBPyConnection, spec: RunSpec, units: list[str], selection: str) -> int:
-    with store.write(conn, f"run {spec.source}") as cur:
+def create(
+    conn: duckdb.DuckDBPyConnection, spec: RunSpec, units: list[str], selection: str, started_by: str | None = None
+) -> int:
+    """Store a run; `engine.create_run` checks who may make it and passes them as `started_by`."""
+    with store.write(conn, f"run {spec.source}" + (f" by {started_by}" if started_by else "")) as cur:
         run_id = store.next_id(cur, "llm_run_seq")
         cur.execute(
-            "INSERT INTO llm_run (run_id, dataset, level, selection, units, spec, source, created_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [run_id, spec.dataset, spec.level, selection, units, spec.to_json(), spec.source, store.stamp()],
+            "INSERT INTO llm_run (run_id, dataset, level, selection, units, spec, source, created_at, started_by) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                run_id,
+                spec.dataset,
+                spec.level,
+                selection,
+                units,
+                spec.to_json(),
+                spec.source,
+                store.stamp(),
+                started_by,
+            ],
         )
         return run_id
 
@@ -315,7 +330,7 @@ SELECT r.run_id, r.dataset, r.level, r.selection, r.source, r.spec::VARCHAR AS s
        coalesce(p.calls, 0) AS calls, coalesce(p.input_tokens, 0) AS input_tokens,
        coalesce(p.output_tokens, 0) AS output_tokens, CASE WHEN p.run_id IS NULL THEN 0 ELSE p.cost END AS cost,
        coalesce(f.points_failed, 0) AS points_failed, coalesce(s.state, 'created') AS state, s.reason, r.created_at,
-       greatest(p.updated_at, s.updated_at) AS updated_at
+       greatest(p.updated_at, s.updated_at) AS updated_at, r.started_by
 FROM llm_run r LEFT JOIN counts c USING (run_id) LEFT JOIN spend p USING (run_id) LEFT JOIN points f USING (run_id)
      LEFT JOIN states s USING (run_id)
 WHERE {run_where}

@@ -1,0 +1,1 @@
+"""The People page's Streamlit helpers; they import only each other and the shared components."""
