@@ -21,9 +21,9 @@ from faithlens.access import Actor
 from faithlens.errors import FaithLensError
 
 SIGN_OUT_ERROR = "signin.sign_out_error"
-SIGN_IN_PATH = "/signin/link"
 SIGN_OUT_PATH = "/signout"
-"""The routes of links mode (components/signin_routes.py, served by serve.py)."""
+"""The sign-out route of links mode (components/signin_routes.py, served by serve.py); the sign-in
+route is the core's `links.SIGN_IN_PATH`, which the links it makes point at."""
 
 
 def _claims(auth: str) -> dict[str, object] | None:

@@ -20,8 +20,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from components.signin import SIGN_IN_PATH, SIGN_OUT_PATH
+from components.signin import SIGN_OUT_PATH
 from faithlens import access, config
+from faithlens.access.links import SIGN_IN_PATH
 from faithlens.errors import FaithLensError
 
 log = logging.getLogger("faithlens.signin")

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import duckdb
 import streamlit as st
 
-from components import shell, signin
+from components import shell
 from components.markdown import md_escape
 from faithlens import access
 from faithlens.access import Actor, links, people, roster
@@ -100,7 +100,7 @@ def make_link(conn: duckdb.DuckDBPyConnection, actor: Actor, member: roster.Memb
 
             def create() -> None:
                 _, token = links.create(conn, actor, member.person.id, timedelta(days=int(days)))
-                url = f"{_base_url()}{signin.SIGN_IN_PATH}?token={token}"
+                url = links.sign_in_url(_base_url(), token)
                 st.session_state[NEW_LINK] = (member.person.id, url, datetime.now() + timedelta(days=int(days)))
 
             _apply(create, f"Made a sign-in link for {member.person.id}.")

@@ -42,15 +42,7 @@ else:
 def write_app(folder: Path, app_port: int, metadata_url: str) -> None:
     (folder / ".streamlit").mkdir(parents=True)
     (folder / "app.py").write_text(APP, encoding="utf-8")
-    (folder / ".streamlit" / "secrets.toml").write_text(
-        "[auth]\n"
-        f'redirect_uri = "http://localhost:{app_port}/oauth2callback"\n'
-        f'cookie_secret = "{secrets.token_urlsafe(32)}"\n'
-        'client_id = "faithlens-test"\n'
-        f'client_secret = "{secrets.token_urlsafe(16)}"\n'
-        f'server_metadata_url = "{metadata_url}"\n',
-        encoding="utf-8",
-    )
+    write_secrets(folder / ".streamlit" / "secrets.toml", app_port, metadata_url)
 
 
 def sign_in(context: BrowserContext, app_url: str, sub: str) -> Page:
