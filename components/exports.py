@@ -21,9 +21,15 @@ _LABELS = {"csv": "CSV", "jsonl": "JSONL", "parquet": "Parquet"}
 _RESULT = "exports.pack_import.result"
 
 
-def source_downloads(db_path: str, dataset: str, source: str, key: str, check: bool = False) -> None:
+def source_downloads(ctx: shell.PageContext, dataset: str, source: str, key: str, check: bool = False) -> None:
     """One line: the source's name and a download per format, each written on click (not on every run).
-    `check`: first ask whether the source has labels yet (a run that has stored none), and say so if not."""
+    `check`: first ask whether the source has labels yet (a run that has stored none), and say so if not.
+    Someone coding part of the dataset blind gets a line saying why there is no download yet."""
+    db_path = ctx.db_path
+    refused = shell.blindfold(ctx).dataset_refusal(dataset)
+    if refused is not None:
+        st.caption(md_escape(f"No download of {source}: {refused.message}."))
+        return
     if check:
         with shell.root_connection(db_path).cursor() as cur:
             if not labels.has_labels(cur, dataset, source):

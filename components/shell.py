@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
 import streamlit as st
@@ -28,6 +29,9 @@ from faithlens.access import Actor
 from faithlens.errors import FaithLensError
 from faithlens.views import catalog
 from faithlens.views.catalog import DatasetInfo
+
+if TYPE_CHECKING:
+    from faithlens.coding.blindfold import Blindfold
 
 log = logging.getLogger("faithlens.app")
 
@@ -53,6 +57,20 @@ def _datasets(db_path: str, version: str) -> list[DatasetInfo]:
     """Loaded datasets with their counts, recomputed only when the data version changes."""
     with root_connection(db_path).cursor() as cur:
         return catalog.list_datasets(cur)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _blindfold(db_path: str, version: str, actor: Actor) -> Blindfold:
+    """The actor's blindfold, recomputed only when the data version changes (a join or a close)."""
+    from faithlens.coding.blindfold import blindfold  # the coding core only for pages showing unit labels
+
+    with root_connection(db_path).cursor() as cur:
+        return blindfold(cur, actor)
+
+
+def blindfold(ctx: PageContext) -> Blindfold:
+    """What the acting person may not see while they code blind (`faithlens.coding.blindfold`)."""
+    return _blindfold(ctx.db_path, ctx.version, ctx.actor)
 
 
 @dataclass(frozen=True)
@@ -273,6 +291,9 @@ def page_setup(page: urlstate.Page, sidebar_later: bool = False) -> PageContext:
     ctx = PageContext(db_path, chosen, tuple(datasets), root, version, team=team, dataset_note=note, actor=actor)
     if not sidebar_later:
         draw_sidebar(ctx)
+    if page.blindfolded and ctx.dataset is not None:
+        with guard():
+            blindfold(ctx).require_dataset(ctx.dataset)
     if not datasets:
         st.warning("The database holds no dataset yet. Run `make run` or `python -m faithlens ingest` to build it.")
     return ctx

@@ -62,17 +62,20 @@ class Page:
     state: type
     needs: str | None = None
     """The action (`faithlens.access.ACTIONS`) a person must be allowed for the sidebar to offer the page."""
+    blindfolded: bool = False
+    """Whether the page shows labels of every unit of its dataset (figures, unit lists), so that a person
+    coding part of it blind may not open it (`faithlens.coding.blindfold`)."""
 
 
 OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
 REPRODUCED = Page("reproduced", "pages/reproduced.py", "Reproduced figures", ":material/fact_check:", ReproducedState)
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
-COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState)
+COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState, blindfolded=True)
 REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
 CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
 SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)
-ERRORS = Page("errors", "pages/errors.py", "Errors", ":material/bug_report:", ErrorsState)
+ERRORS = Page("errors", "pages/errors.py", "Errors", ":material/bug_report:", ErrorsState, blindfolded=True)
 PEOPLE = Page("people", "pages/people.py", "People", ":material/manage_accounts:", PeopleState, needs="manage_people")
 PAGES: tuple[Page, ...] = (OVERVIEW, REPRODUCED, EXPLORE, COMPARE, ERRORS, CODE, SESSIONS, REWRITE, RUNS, PEOPLE)
 """In navigation order."""

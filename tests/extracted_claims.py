@@ -93,7 +93,13 @@ def seed(db: Path) -> Path:
         conn,
         ADMIN,
         sessions.SessionSpec(
-            "amb", "storysumm", "sentence", "arm-ambiguity", ordering="fixed", units=(f"{DANIEL}#s1", f"{DANIEL}#s3")
+            "amb",
+            "storysumm",
+            "sentence",
+            "arm-ambiguity",
+            ordering="fixed",
+            units=(f"{DANIEL}#s1", f"{DANIEL}#s3"),
+            blind=False,
         ),
     )
     coders.code(conn, ambiguity, "ana", events.Submission(f"{DANIEL}#s1", ("2",)))
@@ -110,6 +116,7 @@ def seed(db: Path) -> Path:
             selection=Selection(claim_set=EXTRACTED_BY),
             ordering="fixed",
             units=(first,),
+            blind=False,
         ),
     )
     coders.code(conn, claim_types, "bo", events.Submission(first, ("event",)))

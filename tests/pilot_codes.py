@@ -40,7 +40,7 @@ def code_extrinsic(db: Path, dataset: str, units: list[str]) -> None:
     conn = store.connect(db)
     try:
         spec = sessions.SessionSpec(
-            "pilot", dataset, "sentence", "tofueval-errors", ordering="fixed", units=tuple(units)
+            "pilot", dataset, "sentence", "tofueval-errors", ordering="fixed", units=tuple(units), blind=False
         )
         session = sessions.create(conn, ADMIN, spec)
         codes = [("ann", events.Submission(unit, (EXTRINSIC,), "pilot")) for unit in units]

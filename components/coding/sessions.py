@@ -18,7 +18,7 @@ from components.coding import data as coding_data
 from components.coding import report as coding_report
 from components.markdown import md_escape
 from faithlens import access, querystate
-from faithlens.coding import exchange, modes, sessions, visible
+from faithlens.coding import closing, exchange, modes, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
 from faithlens.filters import Filters
@@ -83,7 +83,7 @@ def _close(db_path: str, actor: access.Actor, dataset: str, name: str) -> None:
     """Close's callback: close the session once and for all."""
     root = shell.root_connection(db_path)
     try:
-        sessions.close(root, actor, sessions.get(root, name))
+        closing.close(root, actor, sessions.get(root, name))
     except FaithLensError as exc:
         st.session_state[key(dataset, name, "close_error")] = exc
 
@@ -101,7 +101,13 @@ def _closing(ctx: shell.PageContext, found: sessions.Session) -> None:
     with st.popover("Close session", icon=":material/lock:"):
         st.markdown(
             "Closing is final: no more codes, undos, decisions or comments. The coders then see the agreement, "
-            "the adjudication" + (" and each other's codes (the session is blind until then)." if found.blind else ".")
+            "the adjudication"
+            + (
+                " and each other's codes, and the codes join the label sources of Explore and Compare "
+                "(the session is blind until then)."
+                if found.blind
+                else "."
+            )
         )
         st.button(
             f"Close {found.name} now",

@@ -52,7 +52,7 @@ def label_downloads(ctx: PageContext, selection: Selection) -> None:
             "(explanation, raw output, prompt and version, model, parameters, tokens, cost, when)."
         )
         for source in chosen:
-            exports.source_downloads(ctx.db_path, selection.dataset, source, key(selection.dataset, "labels", source))
+            exports.source_downloads(ctx, selection.dataset, source, key(selection.dataset, "labels", source))
 
 
 def matrices(selection: Selection, results: dict[str, CompareResult], wanted: str | None, notes: list[str]) -> str:

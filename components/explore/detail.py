@@ -301,6 +301,9 @@ def load(ctx: shell.PageContext, summary_id: str | None, source: str) -> Detail 
     """The summary's detail labelled by `source`; None when there is no such summary."""
     if summary_id is None:
         return None
+    refused = shell.blindfold(ctx).summary_refusal(ctx.dataset, summary_id)
+    if refused is not None:
+        raise refused
     try:
         return cached_detail(ctx.db_path, ctx.version, ctx.dataset, summary_id, source)
     except NotFoundError:

@@ -81,13 +81,18 @@ def show(ctx: shell.PageContext, filters: Filters) -> tuple[ListResult, str | No
     The table hands back positions in the frame it was given; they are turned into a summary id
     at once (the selection is lost whenever the data changes, streamlit#9505).
     """
-    result = load_list(ctx.db_path, ctx.version, ctx.dataset, filters)
+    fold = shell.blindfold(ctx)
+    result, left_out = explore.without_summaries(
+        load_list(ctx.db_path, ctx.version, ctx.dataset, filters), fold.hidden_summaries(ctx.dataset)
+    )
     caption = filters.caption(len(result.ids), result.units)
     if filters.clauses():
         caption += f" (of {result.total:,}{' summaries' if result.units is not None else ''})"
     with st.container(horizontal=True, vertical_alignment="center"):
         st.markdown(f"**{md_escape(caption)}**", width="stretch")
         _run_link(ctx.dataset, filters)
+    if left_out:
+        st.caption(md_escape(fold.left_out_note(ctx.dataset, left_out)))
     note = slot_note([filters.generator]) if filters.generator else None
     if note:
         st.caption(md_escape(note))

@@ -208,5 +208,5 @@ def show(ctx: shell.PageContext, run: log.RunSummary, alive: bool) -> None:
         _agreement(ctx, run)
         _arm(ctx, run)
     _links(ctx, run)
-    exports.source_downloads(ctx.db_path, ctx.dataset, run.source, _key(ctx.dataset, "labels", run.run_id), check=True)
+    exports.source_downloads(ctx, ctx.dataset, run.source, _key(ctx.dataset, "labels", run.run_id), check=True)
     _settings(run)

@@ -1,6 +1,7 @@
 """Saving a coder's code: checked against the session, its codebook and its mode, then appended as a
 `coding_event` together with the coder's label events (or tags) in one transaction, so a code is
-durable when the page says "Saved" and the read side (Explore, Compare) sees the coder as a source.
+durable when the page says "Saved" and the read side (Explore, Compare) sees the coder as a source;
+in a blind session, only once an admin closes it (`faithlens.coding.closing`).
 
 The current code of a (coder, unit) is its latest event; an undo appends the code it returns to.
 
@@ -247,7 +248,8 @@ def _insert(
             store.stamp(),
         ],
     )
-    write_labels(cur, session, book, coder, made_by, writes)
+    if not session.blind:
+        write_labels(cur, session, book, coder, made_by, writes)
     return event_id
 
 

@@ -1,8 +1,8 @@
 """Coding sessions: made once by an admin (name, dataset, level, protocol, codebook, a fixed unit set,
-invited coders), joined by a coder themself, closed once and for all by an admin, and read back with
+invited coders), joined by a coder themself, closed once and for all by an admin (`faithlens.coding.closing`), and read back with
 each coder's order of the units.
 
-Who may make, join or close a session is `faithlens.access`'s rule, checked here before anything is
+Who may make or join a session is `faithlens.access`'s rule, checked here before anything is
 written: the acting person (`Actor`) is the one who joins, never a name a page passes.
 
 The unit set comes from the same selection as LLM runs (all units, a split, the current Explore
@@ -293,19 +293,3 @@ def coders(cur: duckdb.DuckDBPyConnection, session: Session) -> tuple[str, ...]:
         [session.session_id, session.session_id, ADJUDICATED],
     ).fetchall()
     return tuple(dict.fromkeys([*session.coders, *(row[0] for row in joined)]))
-
-
-def close(conn: duckdb.DuckDBPyConnection, actor: access.Actor, session: Session) -> Session:
-    """Close the session once and for all (admins only): its codes are final, and its coders may see the
-    others' codes, the agreement and the adjudication. Closing a closed session changes nothing."""
-    access.require(actor, "close_session")
-    if not session.closed:
-        store.write_retrying(
-            conn,
-            f"coding close {session.name}",
-            lambda cur: cur.execute(
-                "INSERT INTO coding_close (session_id, closed_by, closed_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [session.session_id, actor.id, store.stamp()],
-            ),
-        )
-    return get(conn, session.name)

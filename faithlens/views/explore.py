@@ -99,6 +99,16 @@ def list_summaries(
     )
 
 
+def without_summaries(result: ListResult, hidden: frozenset[str]) -> tuple[ListResult, int]:
+    """The list without the `hidden` summaries (those its reader codes blind), and how many it left out.
+    The count of matched units is dropped with them: it counted the hidden summaries' units too."""
+    kept = tuple(summary_id for summary_id in result.ids if summary_id not in hidden)
+    if len(kept) == len(result.ids):
+        return result, 0
+    rows = [row for row in result.rows if row[0] not in hidden]
+    return replace(result, ids=kept, rows=rows, units=None), len(result.ids) - len(kept)
+
+
 def matched_positions(cur: duckdb.DuckDBPyConnection, dataset: str, filters: Filters, summary_id: str) -> list[int]:
     """1-based positions of the summary's sentences or claims that the unit filter matches."""
     matched, params = filters.unit.matched_sql(dataset)

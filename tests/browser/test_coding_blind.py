@@ -4,7 +4,12 @@ every URL that could show her work — the Code page with `coder=alice` and the 
 with each of its tabs — and neither the page HTML nor any websocket message the server sends him
 holds alice's note, the unit's gold explanation or another coder's agreement figures. The link's
 `coder=alice` is refused with a note and bob sees his own work.
-Once an admin closes the session, the same pages show bob alice's note and the agreement."""
+Outside the coding pages too: vic, a viewer, finds no trace of alice's codes on Explore or Compare
+(a blind session's codes become a label source only when it closes), and bob, who codes the unit, finds
+its summary left out of Explore's list and refused by URL, and Compare and Errors refused for the
+dataset, until the close.
+Once an admin closes the session, the same pages show bob alice's note and the agreement, and Explore
+shows alice's codes as a label source."""
 
 from __future__ import annotations
 
@@ -42,7 +47,7 @@ def blind(browser_db: Path, tmp_path: Path) -> Iterator[tuple[helpers.Server, di
         coders.code(conn, made, "alice", Submission(unit, ("unfaithful",), SECRET))
     finally:
         conn.close()
-    roles = {"alice": "coder", "bob": "coder", "lead": "admin"}
+    roles = {"alice": "coder", "bob": "coder", "lead": "admin", "vic": "viewer"}
     with helpers.links_server(db, tmp_path / "server.log", roles) as (server, links):
         yield server, links, db, unit
 
@@ -96,8 +101,36 @@ def test_a_coder_never_receives_another_coders_work_whatever_the_url(browser: Br
     assert not [f for f in frames if b"fl-cm" in f or b"Fleiss" in f], "agreement was sent to bob's browser"
 
 
+def test_outside_the_coding_pages_nobody_sees_the_open_blind_sessions_labels(browser: Browser, blind) -> None:
+    server, links, _, unit = blind
+    summary_id, _, explanation = _unfaithful_sentence()
+    gold = _clean_words(explanation)
+    alice_source = "coding/secret/alice"
+
+    vic, vic_frames = _listening(browser, server, links["vic"])
+    helpers.open_app(vic, f"{server.url}/explore?dataset={DATASET}&summary={summary_id}&source={alice_source}")
+    expect(vic.get_by_text(f"source='{alice_source}' in the link was ignored", exact=False)).to_be_visible()
+    expect(vic.get_by_text(gold, exact=False).first).to_be_attached()  # vic codes nothing: gold is his to read
+    helpers.open_app(vic, f"{server.url}/compare?dataset={DATASET}&level=sentence&reference={alice_source}")
+    expect(vic.get_by_text(f"reference='{alice_source}' in the link was ignored", exact=False)).to_be_visible()
+    helpers.assert_no_exception(vic)
+    assert not [f for f in vic_frames if b"alice-secret-7f3" in f], "alice's open blind codes reached a viewer"
+
+    bob, bob_frames = _listening(browser, server, links["bob"])
+    helpers.open_app(bob, f"{server.url}/explore?dataset={DATASET}")
+    expect(bob.get_by_text("1 summary left out: you code them blind in session secret", exact=False)).to_be_visible()
+    helpers.open_app(bob, f"{server.url}/explore?dataset={DATASET}&summary={summary_id}")
+    expect(bob.get_by_text("you code this summary blind in session secret", exact=False)).to_be_visible()
+    for page in ("compare", "errors"):
+        helpers.open_app(bob, f"{server.url}/{page}?dataset={DATASET}")
+        expect(bob.get_by_text(f"you code 1 sentence of {DATASET} blind (session secret)", exact=False)).to_be_visible()
+    assert not [f for f in bob_frames if gold.encode() in f], "the gold explanation was sent to its blind coder"
+    assert not [f for f in bob_frames if b"alice-secret-7f3" in f], "alice's note was sent to bob's browser"
+
+
 def test_once_an_admin_closes_the_session_its_coders_see_the_rest(browser: Browser, blind) -> None:
     server, links, _, _ = blind
+    summary_id, _, _ = _unfaithful_sentence()
     lead, _ = _listening(browser, server, links["lead"])
     helpers.open_app(lead, f"{server.url}/sessions?dataset={DATASET}&session=secret")
     lead.get_by_role("button", name="Close session").click()
@@ -115,4 +148,7 @@ def test_once_an_admin_closes_the_session_its_coders_see_the_rest(browser: Brows
     helpers.open_app(bob, f"{server.url}/code?dataset={DATASET}&session=secret")
     expect(bob.get_by_text("Session secret was closed by lead: its codes are final.")).to_be_visible()
     expect(bob.get_by_role("button", name="Save and go on")).to_have_count(0)
+    helpers.open_app(bob, f"{server.url}/explore?dataset={DATASET}&summary={summary_id}&source=coding/secret/alice")
+    expect(bob.get_by_text("left out", exact=False)).to_have_count(0)
+    expect(bob.get_by_text(SECRET).first).to_be_attached()
     helpers.assert_no_exception(bob)

@@ -263,7 +263,9 @@ def test_a_session_keeps_the_version_it_was_made_with_after_an_edit(db_copy: Pat
     with connected(db_copy) as conn:
         library.save(conn, ADMIN, first)
         session = sessions.create(
-            conn, ADMIN, sessions.SessionSpec(name="lab", dataset="storysumm", level="summary", codebook="lab-yesno")
+            conn,
+            ADMIN,
+            sessions.SessionSpec(name="lab", dataset="storysumm", level="summary", codebook="lab-yesno", blind=False),
         )
         library.save(conn, ADMIN, second)
         session = sessions.get(conn, "lab")

@@ -22,6 +22,7 @@ BOOK = "storysumm-faithfulness"
 
 def _session(conn, name: str = "s1", **fields) -> sessions.Session:
     spec = {"name": name, "dataset": "storysumm", "level": "summary", "codebook": BOOK, "selection": Selection("val")}
+    spec["blind"] = False  # labels are written as each code is saved (a blind session writes them at close)
     return sessions.create(conn, ADMIN, SessionSpec(**{**spec, **fields}))
 
 

@@ -39,6 +39,7 @@ REWRITER = "llm/arm-rewrite-both/test-model"
 
 def _session(conn, name: str, **fields) -> sessions.Session:
     spec = {"name": name, "dataset": "storysumm", "level": "summary", "codebook": BOOK, "selection": Selection("val")}
+    spec["blind"] = False  # labels are written as each code is saved (a blind session writes them at close)
     return sessions.create(conn, ADMIN, SessionSpec(**{**spec, **fields}))
 
 

@@ -79,7 +79,7 @@ def test_a_yaml_file_may_name_its_none_code(tmp_path: Path) -> None:
 def _tofu(conn, name: str = "tofu", coders: tuple[str, ...] = ("ann", "bob")) -> sessions.Session:
     spec = SessionSpec(
         name, "tofueval", "sentence", "tofueval-errors", selection=Selection(), sample=4, seed=3, ordering="fixed",
-        coders=coders,
+        coders=coders, blind=False,
     )  # fmt: skip
     return sessions.create(conn, ADMIN, spec)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from faithlens.access import PermissionDenied
-from faithlens.coding import comments, events, exchange, library, report, sessions, visible
+from faithlens.coding import closing, comments, events, exchange, library, report, sessions, visible
 from faithlens.coding.checks import CodingError
 from faithlens.coding.codebook import parse
 from faithlens.coding.events import Submission
@@ -61,7 +61,7 @@ def test_refused_writes_write_nothing(db_copy: Path) -> None:
         _refused(conn, lambda: comments.add(conn, viewer, made, unit, "hello", "coder"), "a viewer does not code")
         spec = SessionSpec("mine", "storysumm", "summary", "storysumm-faithfulness", sample=2)
         _refused(conn, lambda: sessions.create(conn, bob, spec), "only admins create or change sessions")
-        _refused(conn, lambda: sessions.close(conn, bob, made), "only admins close sessions")
+        _refused(conn, lambda: closing.close(conn, bob, made), "only admins close sessions")
         book = parse(LAB_ERRORS, "test")
         _refused(conn, lambda: library.save(conn, coders.person("bob", "adjudicator"), book), "only admins change")
         codes = [("alice", Submission(unit, (F,)))]
@@ -116,9 +116,9 @@ def test_once_an_admin_closes_the_session_coders_see_everything_and_nothing_chan
     with connected(db_copy) as conn:
         made = _blind(conn)
         coders.code(conn, made, "bob", Submission(made.units[1], (F,)))
-        closed = sessions.close(conn, ADMIN, made)
+        closed = closing.close(conn, ADMIN, made)
         assert (closed.closed, closed.closed_by) == (True, ADMIN.id)
-        assert sessions.close(conn, ADMIN, closed) == closed, "closing twice changes nothing"
+        assert closing.close(conn, ADMIN, closed) == closed, "closing twice changes nothing"
         bob, unit = coders.person("bob"), made.units[1]
         assert visible.latest(conn, bob, closed, "alice", unit).note == "alice's secret reason"
         assert [d.unit for d in visible.disagreements(conn, bob, closed)] == [unit]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from faithlens.coding import events, report, sessions
+from faithlens.coding import closing, events, report, sessions
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError, NotFoundError
 from faithlens.filters import Filters
@@ -285,6 +285,8 @@ def test_adjudication_writes_the_sessions_settled_label_and_shows_on_the_disagre
             )  # unfaithful needs its why
         assert row_counts(conn) == before
         report.adjudicate(conn, coders.person("lead", "adjudicator"), made, unit, (U,), "the story never says so")
+        while_open = current_label(conn, "storysumm", "coding/rep/adjudicated", "summary", unit)
+        closing.close(conn, ADMIN, made)
         settled = current_label(conn, "storysumm", "coding/rep/adjudicated", "summary", unit)
         event = conn.execute(
             "SELECT coder, action, codes, made_by FROM coding_event WHERE session_id = ? ORDER BY event_id DESC LIMIT 1",
@@ -292,6 +294,7 @@ def test_adjudication_writes_the_sessions_settled_label_and_shows_on_the_disagre
         ).fetchone()
         found = report.disagreements(conn, made)
         progress = report.progress(conn, made)
+    assert while_open is None, "a blind session's labels wait for its close"
     assert settled == ("unfaithful", U, "the story never says so", "lead")
     assert event == ("adjudicated", "adjudicate", [U], "lead")
     assert found[0].unit == unit

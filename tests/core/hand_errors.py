@@ -60,7 +60,9 @@ def build_hand_db(built_db: Path, folder: Path) -> Path:
     ingest.import_file(db, path, "canonical")
     conn = store.connect(db)
     try:
-        spec = sessions.SessionSpec("check", DATASET, "sentence", "storysumm-faithfulness", ordering="fixed")
+        spec = sessions.SessionSpec(
+            "check", DATASET, "sentence", "storysumm-faithfulness", ordering="fixed", blind=False
+        )
         session = sessions.create(conn, ADMIN, spec)
         codes = [
             ("ann", events.Submission(unit, (code,), "why" if code == "unfaithful" else None))

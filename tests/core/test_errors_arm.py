@@ -27,7 +27,7 @@ def arm_db(built_db: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
     types = ["1", "1", "1", "2", "2", "4"]
     rewritten = {CLAUDE: (True, True, False, True, False, False), GPT: (False, True, False, False, False, True)}
     with connected(db) as conn:
-        spec = sessions.SessionSpec("ambig", "storysumm", "claim", "arm-ambiguity", units=tuple(claims))
+        spec = sessions.SessionSpec("ambig", "storysumm", "claim", "arm-ambiguity", units=tuple(claims), blind=False)
         session = sessions.create(conn, ADMIN, spec)
         codes = [("ann", events.Submission(c, (t,))) for c, t in zip(claims, types, strict=True)]
         events.save_many(conn, ADMIN, session, codes)

@@ -33,7 +33,9 @@ def _matching(conn, chosen: Filters) -> set[str]:
 
 def test_coders_ambiguity_types_filter_explore(conn) -> None:
     session = sessions.create(
-        conn, ADMIN, sessions.SessionSpec("ambiguity", DATASET, "sentence", "arm-ambiguity", sample=6, seed=4)
+        conn,
+        ADMIN,
+        sessions.SessionSpec("ambiguity", DATASET, "sentence", "arm-ambiguity", sample=6, seed=4, blind=False),
     )
     coded = {session.units[0]: "2", session.units[1]: "2", session.units[2]: "4"}
     for unit, code in coded.items():
@@ -52,7 +54,7 @@ def test_coders_ambiguity_types_filter_explore(conn) -> None:
 
 def test_undone_tag_leaves_the_filter(conn) -> None:
     session = sessions.create(
-        conn, ADMIN, sessions.SessionSpec("undo-tags", DATASET, "sentence", "arm-ambiguity", sample=3)
+        conn, ADMIN, sessions.SessionSpec("undo-tags", DATASET, "sentence", "arm-ambiguity", sample=3, blind=False)
     )
     coders.code(conn, session, "ana", events.Submission(session.units[0], ("1",)))
     coders.undo(conn, session, "ana", session.units[0])

@@ -23,7 +23,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from components.coding import sessions as coding_sessions
-from faithlens.coding import events, sessions
+from faithlens.coding import closing, events, sessions
 from tests import coders, raw
 from tests.apptest import clean
 from tests.coders import ADMIN
@@ -167,6 +167,8 @@ def test_adjudication_makes_the_adjudicated_label(db, page) -> None:
     source = made.source(sessions.ADJUDICATED)
     at.button(key=f"{prefix}.{unit}.decide").click().run()
     clean(at)
+    assert support.current_label(db, DATASET, source, "sentence", unit) is None, "blind: no label before the close"
+    closing.close(db, ADMIN, sessions.get(db, made.name))
     assert support.current_label(db, DATASET, source, "sentence", unit) == (
         "unfaithful",
         "unfaithful",
@@ -381,7 +383,7 @@ def test_blind_sessions_show_no_gold_label(db, page, blind: bool) -> None:
 
 
 def test_line_by_line_codes_every_sentence(db, page) -> None:
-    made = create(db, "lines", level="summary", mode="line-by-line", sample=1, seed=9, coders=("ana",))
+    made = create(db, "lines", level="summary", mode="line-by-line", sample=1, seed=9, coders=("ana",), blind=False)
     (summary_id,) = made.units
     sentences = len(raw.storysumm_records()[summary_id]["summary"])
     at = page(CODE, session=made.name, coder="ana")

@@ -18,7 +18,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from faithlens import store
 from faithlens.build import ingest
-from faithlens.coding import codebook, library, report, sessions
+from faithlens.coding import closing, codebook, library, report, sessions
 from faithlens.coding.events import Submission
 from faithlens.coding.sessions import SessionSpec
 from faithlens.errors import FaithLensError
@@ -83,6 +83,12 @@ def test_codes_from_two_servers_converge_to_one_agreement_table(servers, team_ur
     assert pair.kappa == pytest.approx(cohen_kappa_score(ALICE, BOB))
     saves = [what for _, what in store_events(team_url) if what.startswith("coding code")]
     assert len(saves) == 2 * len(units), "one event per save, none twice"
+
+    closing.close(b, ADMIN, on_b)
+    store.catch_up(a)
+    released = shared_rows(a)
+    assert released == shared_rows(b), "the close's label writes reach server a as server b made them"
+    assert len(released["coder labels"]) == 2 * len(units), "the blind session's codes became labels at the close"
 
 
 def test_ids_are_drawn_from_postgresql_so_every_replica_stores_the_same(servers, team_url: str):
