@@ -63,15 +63,15 @@ class Page:
     needs: str | None = None
     """The action (`faithlens.access.ACTIONS`) a person must be allowed for the sidebar to offer the page."""
     blindfolded: bool = False
-    """Whether the page shows labels of every unit of its dataset (figures, unit lists), so that a person
-    coding part of it blind may not open it (`faithlens.coding.blindfold`)."""
+    """Whether the page shows labels of any unit of its dataset (figures, unit lists, a sentence's stored
+    rewrites), so that a person coding part of it blind may not open it (`faithlens.coding.blindfold`)."""
 
 
 OVERVIEW = Page("overview", "app.py", "Overview", ":material/insights:", OverviewState)
 REPRODUCED = Page("reproduced", "pages/reproduced.py", "Reproduced figures", ":material/fact_check:", ReproducedState)
 EXPLORE = Page("explore", "pages/explore.py", "Explore", ":material/menu_book:", ExploreState)
 COMPARE = Page("compare", "pages/compare.py", "Compare", ":material/compare_arrows:", CompareState, blindfolded=True)
-REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState)
+REWRITE = Page("rewrite", "pages/rewrite.py", "Rewrite", ":material/edit_note:", RewriteState, blindfolded=True)
 CODE = Page("code", "pages/code.py", "Code", ":material/sell:", CodeState)
 SESSIONS = Page("sessions", "pages/sessions.py", "Sessions", ":material/groups:", SessionsState)
 RUNS = Page("runs", "pages/runs.py", "Runs", ":material/play_circle:", RunsState)

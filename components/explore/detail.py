@@ -12,6 +12,7 @@ from components import highlight, shell, urlstate
 from components.explore import ask as explore_ask
 from components.explore import verdicts as explore_verdicts
 from components.markdown import md_escape, md_with_code
+from faithlens import access
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.text import ngram_overlap
 from faithlens.errors import NotFoundError
@@ -192,13 +193,13 @@ def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
     offer it, except on a demo server, which writes nothing. The write bumps the data version, so the
     next run reads the new alignment."""
     st.warning("No stored alignment for this document's summaries yet.", icon=":material/warning:")
-    if ctx.actor.mode == "demo":
+    if not access.allowed(ctx.actor, "compute_alignment"):
         return
     st.button(
         "Compute the alignment now",
         key=_key(ctx.dataset, "align"),
         on_click=align_and_store,
-        args=(ctx.root, ctx.dataset, [detail.document.document_id]),
+        args=(ctx.root, ctx.actor, ctx.dataset, [detail.document.document_id]),
     )
 
 

@@ -82,6 +82,7 @@ ACTION_WORDS = {
     "manage_codebooks": "change codebooks",
     "manage_sessions": "create or change coding sessions",
     "close_session": "close this session",
+    "compute_alignment": "compute and store an alignment",
 }
 ASK_ADMIN = "ask an admin for a role that allows it, on the People page"
 DEMO_HINT = "this is a public demo: it reads and replays stored answers only"
@@ -172,6 +173,7 @@ RULES: dict[str, tuple[tuple[str, ...], Rule]] = {
     "manage_codebooks": ((), _role_in(frozenset({"admin"}), "only admins change codebooks")),
     "manage_sessions": ((), _role_in(frozenset({"admin"}), "only admins create or change sessions")),
     "close_session": ((), _role_in(frozenset({"admin"}), "only admins close sessions")),
+    "compute_alignment": ((), _read),
 }
 """action -> (the facts it needs, its rule)."""
 ACTIONS = tuple(RULES)

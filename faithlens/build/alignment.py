@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from faithlens import store
+from faithlens import access, store
 from faithlens.build.text import split_sentences, tokenize, word_count
 
 MIN_PASSAGE_TOKENS = 6
@@ -173,8 +173,12 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
     return len(records)
 
 
-def align_and_store(conn: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str]) -> int:
+def align_and_store(
+    conn: duckdb.DuckDBPyConnection, actor: access.Actor, dataset: str, document_ids: Iterable[str]
+) -> int:
     """Compute and store the alignments of these documents' summary sentences as one write (for a
-    document whose text arrived without them); returns the number of alignment rows written."""
+    document whose text arrived without them), once `actor` may (not on a demo server); returns the
+    number of alignment rows written."""
+    access.require(actor, "compute_alignment")
     with store.write(conn, f"alignment {dataset}", local=True) as cur:
         return align_documents(cur, dataset, document_ids)

@@ -3,8 +3,8 @@ coders') of the units of an open blind session they code in.
 
 The coding pages already hide them (`faithlens.coding.visible`); this is the same rule for the pages
 that show labels of any unit. Explore leaves the session's summaries out of its list and refuses to
-open one; Compare and Errors, whose figures and unit lists cover every unit of a dataset, refuse the
-dataset; label downloads wait. All of it until an admin closes the session. Adjudicators and admins,
+open one; Compare and Errors, whose figures and unit lists cover every unit of a dataset, and Rewrite,
+which shows any sentence's stored rewrites, refuse the dataset; label downloads wait. All of it until an admin closes the session. Adjudicators and admins,
 who see every label of a blind session anyway (`read_blind_others`), are never blindfolded.
 
 Other coders' codes need no such rule: a blind session writes them as label sources only when it

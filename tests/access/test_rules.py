@@ -25,6 +25,7 @@ FACT_VALUES = {
     "manage_codebooks": [{}],
     "manage_sessions": [{}],
     "close_session": [{}],
+    "compute_alignment": [{}],
 }
 
 
@@ -39,8 +40,8 @@ def expected(role: str, action: str, facts: dict, demo: bool) -> bool:
         if action == "read_agreement":
             return facts["closed"]
         return action == "ask_model" and facts["cached"]
-    if action == "read":  # viewer: reads everything that is not blinded
-        return True
+    if action in ("read", "compute_alignment"):  # viewer: reads everything that is not blinded; an alignment
+        return True  # a document lacks is derived from what they read, so anyone but a demo's visitor stores it
     if action == "read_blind_others":  # blind until an admin closes it; adjudicators and admins see all
         return role in ("adjudicator", "admin") or not facts["blind"] or facts["closed"]
     if action == "code":  # codes in sessions they were invited to or joined

@@ -6,8 +6,8 @@ holds alice's note, the unit's gold explanation or another coder's agreement fig
 `coder=alice` is refused with a note and bob sees his own work.
 Outside the coding pages too: vic, a viewer, finds no trace of alice's codes on Explore or Compare
 (a blind session's codes become a label source only when it closes), and bob, who codes the unit, finds
-its summary left out of Explore's list and refused by URL, and Compare and Errors refused for the
-dataset, until the close.
+its summary left out of Explore's list and refused by URL, and Compare, Errors and Rewrite refused for
+the dataset, until the close.
 Once an admin closes the session, the same pages show bob alice's note and the agreement, and Explore
 shows alice's codes as a label source."""
 
@@ -121,7 +121,7 @@ def test_outside_the_coding_pages_nobody_sees_the_open_blind_sessions_labels(bro
     expect(bob.get_by_text("1 summary left out: you code them blind in session secret", exact=False)).to_be_visible()
     helpers.open_app(bob, f"{server.url}/explore?dataset={DATASET}&summary={summary_id}")
     expect(bob.get_by_text("you code this summary blind in session secret", exact=False)).to_be_visible()
-    for page in ("compare", "errors"):
+    for page in ("compare", "errors", "rewrite"):
         helpers.open_app(bob, f"{server.url}/{page}?dataset={DATASET}")
         expect(bob.get_by_text(f"you code 1 sentence of {DATASET} blind (session secret)", exact=False)).to_be_visible()
     assert not [f for f in bob_frames if gold.encode() in f], "the gold explanation was sent to its blind coder"

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from faithlens import access, store
 from faithlens.build import alignment, ingest
 from tests.raw import storysumm_records
 
@@ -167,3 +168,26 @@ def test_canonical_import_aligns_only_documents_with_text(db_copy: Path, tmp_pat
         assert best == [("s1#s0", 35, 78), ("s1#s1", 0, 34)]
     else:
         assert best == []
+
+
+def test_computing_an_alignment_on_demand_is_refused_on_a_demo_server_and_stores_it_for_a_viewer(db_copy: Path):
+    conn = store.connect(db_copy)
+    try:
+        document = conn.execute("SELECT min(document_id) FROM document WHERE dataset = 'storysumm'").fetchone()[0]
+        units_of = (
+            "SELECT u.unit_id FROM unit u JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id "
+            "WHERE u.dataset = 'storysumm' AND s.document_id = ?"
+        )
+        count = f"SELECT count(*) FROM alignment WHERE dataset = 'storysumm' AND unit_id IN ({units_of})"
+        stored = conn.execute(count, [document]).fetchone()[0]
+        conn.execute(f"DELETE FROM alignment WHERE dataset = 'storysumm' AND unit_id IN ({units_of})", [document])
+        with pytest.raises(access.PermissionDenied, match="nothing is written or paid for on a demo server"):
+            alignment.align_and_store(conn, access.demo_actor(), "storysumm", [document])
+        refused = conn.execute(count, [document]).fetchone()[0]
+        viewer = access.Actor(access.Person("vic", "Vic"), "viewer")
+        written = alignment.align_and_store(conn, viewer, "storysumm", [document])
+        after = conn.execute(count, [document]).fetchone()[0]
+    finally:
+        conn.close()
+    assert stored > 0 and refused == 0
+    assert written == after == stored, "the viewer's on-demand alignment is what ingest stored"
