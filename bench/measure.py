@@ -12,16 +12,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Measure:
-    """One figure: what was timed, the value, its unit and the budget it must stay within."""
+    """One figure: what was timed, the value, its unit and the budget it must stay within (a ceiling,
+    or with `at_least` a floor, for a figure such as a recall that must reach a goal)."""
 
     name: str
     value: float
     unit: str
     budget: float
+    at_least: bool = False
 
     @property
     def ok(self) -> bool:
-        return self.value <= self.budget
+        return self.value >= self.budget if self.at_least else self.value <= self.budget
 
 
 def median_ms(action: Callable[[], object], repeat: int = 7, warmup: int = 1) -> float:

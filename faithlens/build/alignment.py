@@ -26,13 +26,13 @@ read time, so its controls always act on stored data.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import duckdb
 
 from faithlens import access, store
+from faithlens.build.rankers import token_set_ranking
 from faithlens.build.text import split_sentences, tokenize, word_count
 
 MIN_PASSAGE_TOKENS = 6
@@ -81,44 +81,19 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def _tie_break(query: str, choice: str) -> float:
-    """`token_sort_ratio` of two processed texts, at the float32 precision the scores have."""
-    import numpy as np
-    from rapidfuzz import fuzz
-
-    return float(np.float32(fuzz.token_sort_ratio(query, choice)))
-
-
 def align(sentences: list[str], text: str, top_k: int = TOP_K) -> list[list[Match]]:
-    """For each sentence, its `top_k` best passages of `text`, best first.
-
-    Every pair is scored in one `process.cdist` call; the tie-breaker is computed only for the passages
-    that can still make the top k (those scoring at least the k-th best), which is what a full
-    `token_sort_ratio` matrix would have decided between."""
-    # Imported here: every page imports this module (for TOP_K) but only ingest and a page's
-    # on-demand alignment align, and the Overview sends its first chart before numpy is loaded.
-    import numpy as np
-    from rapidfuzz import fuzz, process, utils
-
+    """For each sentence, its `top_k` best passages of `text`, best first (`rankers.token_set_ranking`)."""
     spans = passages(text)
     if not spans or not sentences:
         return [[] for _ in sentences]
-    queries = [utils.default_process(sentence) for sentence in sentences]
-    choices = [utils.default_process(text[start:end]) for start, end in spans]
-    by_set = process.cdist(queries, choices, scorer=fuzz.token_set_ratio, dtype=np.float32, workers=1)
-    keep = min(top_k, len(spans))
-    result = []
-    for query, scores in zip(queries, by_set.tolist(), strict=True):
-        floor = heapq.nlargest(keep, scores)[-1]
-        ties = {column: _tie_break(query, choices[column]) for column, score in enumerate(scores) if score >= floor}
-        order = sorted(ties, key=lambda column: (-scores[column], -ties[column], column))[:keep]
-        result.append(
-            [
-                Match(rank + 1, spans[column][0], spans[column][1], round(scores[column], 2))
-                for rank, column in enumerate(order)
-            ]
-        )
-    return result
+    order, scores = token_set_ranking(sentences, [text[start:end] for start, end in spans], top_k)
+    return [
+        [
+            Match(rank + 1, spans[column][0], spans[column][1], round(float(scores[row, column]), 2))
+            for rank, column in enumerate(columns)
+        ]
+        for row, columns in enumerate(order.tolist())
+    ]
 
 
 def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str] | None = None) -> int:
@@ -158,7 +133,7 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
             records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
     if not records:
         return 0
-    import numpy as np  # see align
+    import numpy as np  # on use: every page imports this module (for TOP_K), few align
 
     columns = ("dataset", "unit_id", "rank", "start_char", "end_char", "score")
     frame = {name: np.array(values) for name, values in zip(columns, zip(*records, strict=True), strict=True)}

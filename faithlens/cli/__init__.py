@@ -52,6 +52,11 @@ COMMANDS = (
         "reproduced",
         "every published figure FaithLens reproduces, ours beside the paper's (as the Reproduced figures page)",
     ),
+    Command(
+        ("align-eval",),
+        "align_eval",
+        "how well each alignment ranker finds a FABLES claim's evidence quotes: recall@k and ms per claim",
+    ),
     Command(("export",), "export", "one label source of a dataset as CSV, JSON Lines or Parquet, with its units' text"),
     Command(("llm", "verify"), "llm", "verify one sentence, claim or summary"),
     Command(("llm", "rewrite"), "llm", "rewrite one sentence, claim or summary"),

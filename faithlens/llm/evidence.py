@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from faithlens.llm.signals import stems
+from faithlens.build.stemming import bm25_tokens
 
 if TYPE_CHECKING:
     import bm25s
@@ -56,15 +56,6 @@ def chunk(text: str, max_tokens: int = PASSAGE_TOKENS) -> list[Passage]:
     return passages
 
 
-def _tokens(texts: list[str]) -> list[list[str]]:
-    """bm25s' tokenizer (lowercase, words of 2+ characters, English stopwords dropped) with the
-    same cached Snowball stems as ARM's edit distance. bm25s is imported here, on first use: it costs
-    about 0.2 s, which pages that never retrieve should not pay."""
-    import bm25s
-
-    return bm25s.tokenize(texts, stopwords="en", stemmer=stems, return_ids=False, show_progress=False)
-
-
 class Bm25Index:
     """A BM25 index over one document's passages; read-only once built, so threads may share it."""
 
@@ -81,7 +72,7 @@ class Bm25Index:
         import bm25s
 
         retriever = bm25s.BM25()
-        retriever.index(_tokens([passage.text for passage in passages]), show_progress=False)
+        retriever.index(bm25_tokens([passage.text for passage in passages]), show_progress=False)
         return cls(passages, retriever)
 
     def top(self, query: str, k: int = TOP_K) -> list[Passage]:
@@ -92,7 +83,7 @@ class Bm25Index:
         """
         if k < 0:
             raise ValueError(f"k must not be negative, got {k}")
-        query_tokens = _tokens([query])[0]
+        query_tokens = bm25_tokens([query])[0]
         if self._retriever is None or not query_tokens:
             return []
         scores = self._retriever.get_scores(query_tokens)

@@ -17,22 +17,20 @@ downloaded data. NLTK is imported on first use, since importing it costs about a
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache, lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Literal
 
-import snowballstemmer
 from rapidfuzz.distance import Levenshtein
+
+from faithlens.build.stemming import stem
 
 if TYPE_CHECKING:
     from nltk.tokenize.destructive import NLTKWordTokenizer
 
 QUOTES = "\"'“”‘’«»`"
-STEM_CACHE = 1 << 16
 _WHITESPACE = re.compile(r"\s+")
-_local = threading.local()
 
 
 @cache
@@ -48,22 +46,6 @@ def tokens(text: str) -> list[str]:
     return _tokenizer().tokenize(text)
 
 
-@lru_cache(maxsize=STEM_CACHE)
-def stem(token: str) -> str:
-    """The English Snowball stem of a lowercase token, cached: stemming in pure Python costs tens of
-    microseconds a word, and claims and books repeat the same words. One stemmer per thread, as a
-    stemmer object keeps state between calls."""
-    stemmer = getattr(_local, "stemmer", None)
-    if stemmer is None:
-        stemmer = _local.stemmer = snowballstemmer.stemmer("english")
-    return stemmer.stemWord(token)
-
-
-def stems(tokens: list[str]) -> list[str]:
-    """`stem` of each token (the list-in, list-out form bm25s takes as a stemmer)."""
-    return [stem(token) for token in tokens]
-
-
 def plain(text: str) -> str:
     """`text` with whitespace runs collapsed and surrounding whitespace and quote marks stripped."""
     return _WHITESPACE.sub(" ", text).strip().strip(QUOTES).strip()
@@ -76,7 +58,7 @@ def words(text: str) -> list[str]:
     Punctuation marks count as tokens, each on its own, as NLTK emits them: the paper removes only
     whitespace, so a rewrite that turns a full stop into a semicolon moved one unit.
     """
-    return stems([token.lower() for token in tokens(text)])
+    return [stem(token.lower()) for token in tokens(text)]
 
 
 def edit_distance(original: str, rewrite: str) -> int:
