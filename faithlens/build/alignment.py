@@ -127,10 +127,43 @@ def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: 
         """,
         [dataset, dataset, ids, ids],
     )
+    return store_records(cur, aligned(dataset, rows))
+
+
+Document = tuple[str, str, list[str], list[str]]
+"""(document id, its text, its summary sentences' unit ids and texts, in summary and position order)."""
+
+
+def aligned(dataset: str, documents: Iterable[Document]) -> list[tuple]:
+    """The alignment rows of these documents' summary sentences, computed without the database."""
     records = []
-    for _document_id, text, unit_ids, unit_texts in rows:
+    for _document_id, text, unit_ids, unit_texts in documents:
         for unit, matches in zip(unit_ids, align(unit_texts, text), strict=True):
             records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
+    return records
+
+
+def bundle_documents(rows: dict[str, list[dict]]) -> list[Document]:
+    """The documents with text of a parsed bundle (`Bundle.rows`) and their summary sentences, as
+    `align_documents` reads them from the database: so ingest can align while it writes."""
+    document_of = {row["summary_id"]: row["document_id"] for row in rows["summary"]}
+    sentences: dict[str, list[tuple[str, int, str, str]]] = {}
+    for unit in rows["unit"]:
+        if unit["kind"] == "sentence" and unit["summary_id"] in document_of:
+            document = document_of[unit["summary_id"]]
+            sentences.setdefault(document, []).append(
+                (unit["summary_id"], unit["position"], unit["unit_id"], unit["text"])
+            )
+    found = []
+    for row in rows["document"]:
+        units = sorted(sentences.get(row["document_id"], ()))
+        if row.get("text") and units:
+            found.append((row["document_id"], row["text"], [u[2] for u in units], [u[3] for u in units]))
+    return found
+
+
+def store_records(cur: duckdb.DuckDBPyConnection, records: list[tuple]) -> int:
+    """Insert alignment rows inside the caller's transaction; returns how many."""
     if not records:
         return 0
     import numpy as np  # on use: every page imports this module (for TOP_K), few align

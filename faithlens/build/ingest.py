@@ -107,11 +107,36 @@ def _checkpoint_on_commit(conn: duckdb.DuckDBPyConnection) -> None:
     conn.execute("SET checkpoint_threshold = '0b'")
 
 
+Aligned = dict[str, list[tuple]]
+"""document id -> its summary sentences' alignment rows, computed from a parsed bundle."""
+
+
 def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None:
     """Insert the bundle, then align the summary sentences of every document it brought or gave text to."""
     write_bundle(cur, bundle)
+    _align_written(cur, dataset, bundle)
+
+
+def _align_written(
+    cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle, aligned: Aligned | None = None
+) -> None:
+    """Align the summary sentences of every document the written bundle brought or gave text to;
+    `aligned` holds alignments computed from the bundle meanwhile, stored where no text was re-attached."""
     touched = {row["document_id"] for table in ("document", "document_text") for row in bundle.rows[table]}
+    if aligned is not None:
+        done = aligned.keys() - {row["document_id"] for row in bundle.rows["document_text"]}
+        alignment.store_records(cur, [record for document in sorted(done) for record in aligned[document]])
+        touched -= done
     alignment.align_documents(cur, dataset, touched)
+
+
+def _align_bundles(bundles: dict[str, Bundle]) -> dict[str, Aligned]:
+    """Each bundle's alignments, computed from its rows alone: ingest runs this on a thread while it writes
+    the bundles (DuckDB's inserts and rapidfuzz's scoring work without Python's lock)."""
+    return {
+        name: {document[0]: alignment.aligned(name, [document]) for document in alignment.bundle_documents(bundle.rows)}
+        for name, bundle in bundles.items()
+    }
 
 
 def _load_vendored(data_dir: Path, report: Report) -> dict[str, Bundle]:
@@ -172,11 +197,14 @@ def ingest(db_path: Path, data_dir: Path, only_if_stale: bool = False) -> Report
     digest = build_hash(data_dir)
     try:
         _checkpoint_on_commit(conn)
-        with store.write(conn, "ingest", local=True) as cur:
+        with ThreadPoolExecutor(max_workers=1) as pool, store.write(conn, "ingest", local=True) as cur:
+            aligning = pool.submit(_align_bundles, bundles)
             for name, bundle in bundles.items():
                 for document_id, text, origin in _delete_bundled(cur, name):
                     bundle.add("document_text", document_id=document_id, text=text, text_origin=origin)
-                _write(cur, name, bundle)
+                write_bundle(cur, bundle)
+            for name, bundle in bundles.items():
+                _align_written(cur, name, bundle, aligning.result()[name])
             store.set_meta(cur, BUILD_HASH_KEY, digest)
         conn.execute("CHECKPOINT")
     finally:

@@ -41,3 +41,11 @@ def refuse_closed(session) -> None:
     """A closed session (`faithlens.coding.sessions.Session.closed`) takes no more codes."""
     if session.closed:
         raise CodingError(f"session {session.name!r} is closed", f"its codes are final ({session.closed_by} closed it)")
+
+
+def refuse_closed_since(cur, session) -> None:
+    """Inside a code's transaction: refuse it when the session was closed after the caller read it (the
+    close wrote the session's labels; a later code would never reach them)."""
+    closed = cur.execute("SELECT closed_by FROM coding_close WHERE session_id = ?", [session.session_id]).fetchone()
+    if closed is not None:
+        raise CodingError(f"session {session.name!r} is closed", f"its codes are final ({closed[0]} closed it)")

@@ -20,7 +20,7 @@ import duckdb
 
 from faithlens import access, store
 from faithlens.coding import library, modes
-from faithlens.coding.checks import CodingError, check_codes, refuse_closed, require_note
+from faithlens.coding.checks import CodingError, check_codes, refuse_closed, refuse_closed_since, require_note
 from faithlens.coding.codebook import Codebook
 from faithlens.coding.labels import LabelWrite, label_writes, write_labels
 from faithlens.coding.sessions import ADJUDICATED, Session, check_coder, is_member
@@ -227,6 +227,7 @@ def _insert(
     action: str,
     writes: list[LabelWrite],
 ) -> int:
+    refuse_closed_since(cur, session)
     event_id = store.next_id(cur, "coding_event_seq")
     cur.execute(
         """

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from faithlens import filter_options
 from faithlens.coding import blindfold, closing, events, report, sessions
 from faithlens.coding.sessions import SessionSpec
@@ -114,3 +116,16 @@ def test_a_coder_is_blindfolded_on_their_open_blind_sessions_summaries_only(db_c
     assert folds["vic"].hidden_summaries("storysumm") == frozenset(), "a viewer codes nothing"
     assert folds["lead"].dataset_refusal("storysumm") is None, "an adjudicator sees every label of the session"
     assert after.dataset_refusal("storysumm") is None, "closed: nothing is hidden any more"
+
+
+def test_a_code_saved_from_a_page_that_read_the_session_before_its_close_is_refused(db_copy: Path):
+    unit = storysumm_ids("val")[0]
+    with connected(db_copy) as conn:
+        made = sessions.create(conn, ADMIN, SessionSpec("late", "storysumm", "summary", "storysumm-faithfulness",
+                                                        units=(unit,), coders=("ann",)))  # fmt: skip
+        closing.close(conn, ADMIN, made)
+        events_before = conn.execute("SELECT count(*) FROM coding_event").fetchone()[0]
+        with pytest.raises(events.CodingError, match="session 'late' is closed"):
+            coders.code(conn, made, "ann", events.Submission(unit, (F,)))  # `made` still reads open
+        events_after = conn.execute("SELECT count(*) FROM coding_event").fetchone()[0]
+    assert not made.closed and events_after == events_before

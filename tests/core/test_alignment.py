@@ -191,3 +191,16 @@ def test_computing_an_alignment_on_demand_is_refused_on_a_demo_server_and_stores
         conn.close()
     assert stored > 0 and refused == 0
     assert written == after == stored, "the viewer's on-demand alignment is what ingest stored"
+
+
+def test_the_alignments_ingest_computes_while_it_writes_are_those_the_database_gives(db_copy: Path):
+    rows = "SELECT unit_id, rank, start_char, end_char, score FROM alignment WHERE dataset = 'storysumm' ORDER BY ALL"
+    conn = store.connect(db_copy)
+    try:
+        from_ingest = conn.execute(rows).fetchall()
+        with store.write(conn, "realign", local=True) as cur:
+            alignment.align_documents(cur, "storysumm")
+        from_the_database = conn.execute(rows).fetchall()
+    finally:
+        conn.close()
+    assert from_ingest and from_ingest == from_the_database
