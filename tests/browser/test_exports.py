@@ -68,8 +68,11 @@ def office(office_db: Path, tmp_path: Path) -> Iterator[helpers.Server]:
 
 
 def _download(page: Page, button: Locator, folder: Path) -> Path:
-    """Click `button` and keep the file under the name the app gave it."""
-    with page.expect_download() as download:
+    """Click `button` once the app is idle and keep the file under the name the app gave it. The file is
+    written on click (a deferred download), which under a full suite's load can take a while."""
+    helpers.wait_for_app(page)
+    expect(button).to_be_visible()
+    with page.expect_download(timeout=90_000) as download:
         button.click()
     saved = folder / download.value.suggested_filename
     download.value.save_as(saved)
