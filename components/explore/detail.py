@@ -9,36 +9,39 @@ from dataclasses import replace
 import streamlit as st
 
 from components import highlight, shell, urlstate
+from components.explore import alignment as explore_alignment
 from components.explore import ask as explore_ask
 from components.explore import verdicts as explore_verdicts
 from components.markdown import md_escape, md_with_code
-from faithlens import access
-from faithlens.build.alignment import TOP_K, align_and_store
+from faithlens.build.rankers import LABELS, SCALED
 from faithlens.build.text import ngram_overlap
 from faithlens.errors import NotFoundError
 from faithlens.filters import Filters, join_words
 from faithlens.querystate import ignored
 from faithlens.views import highlight as hl
 from faithlens.views import unit_tags
-from faithlens.views.detail import Detail, UnitView, claim_unit, load_detail, resolve_selection, select_matches
+from faithlens.views.alignments import select_matches
+from faithlens.views.detail import Detail, UnitView, claim_unit, load_detail, resolve_selection
 from faithlens.views.states import DetailState
 from faithlens.views.tag_html import tags_text
 
 NGRAM_CHOICES = (0, 2, 3, 4, 5)
 """Shortest shared word run to underline; 0 is off (a selectbox shows its placeholder for None)."""
-CONTROL_PX = 180
-"""Width of each control beside the sentence picker, which takes the rest of the row."""
 
 
 def _unusable(detail: Detail, state: DetailState) -> list[str]:
     """Notes on the link's display settings this summary cannot use: without the source text there is
     nothing to align or underline; a word-run length the picker does not offer is off."""
     plain = DetailState()
-    given = {"passages": state.passages, "min_score": state.min_score, "ngram": state.ngram}
-    if not (detail.document.text and detail.sentences):
-        lacks = "no sentences to align" if detail.document.text else "no source text here"
+    given = {name: getattr(state, name) for name in ("ranker", "passages", "min_score", "passage", "ngram")}
+    if not (detail.document.text and (detail.sentences or detail.claims)):
+        lacks = "no sentences or claims to align" if detail.document.text else "no source text here"
         why = f"this summary has {lacks}, so no passages are shown"
         return [ignored(name, str(value), why) for name, value in given.items() if value != getattr(plain, name)]
+    if state.min_score != plain.min_score and explore_alignment.ranker_of(state) != SCALED:
+        ranker = LABELS[explore_alignment.ranker_of(state)]
+        why = f"only {LABELS[SCALED]} scores 0..100; {ranker} passages are shown by rank alone"
+        return [ignored("min_score", str(state.min_score), why)]
     if state.ngram is not None and state.ngram not in NGRAM_CHOICES:
         offered = ", ".join(str(n) for n in NGRAM_CHOICES if n)
         return [ignored("ngram", str(state.ngram), f"expected one of {offered} (words), so shared word runs are off")]
@@ -46,9 +49,16 @@ def _unusable(detail: Detail, state: DetailState) -> list[str]:
 
 
 def _without_passages(state: DetailState) -> DetailState:
-    """`state` with the passage and word-run settings at their defaults (a summary they cannot apply to)."""
+    """`state` with the alignment and word-run settings at their defaults (a summary they cannot apply to)."""
     plain = DetailState()
-    return replace(state, passages=plain.passages, min_score=plain.min_score, ngram=plain.ngram)
+    return replace(
+        state,
+        ranker=plain.ranker,
+        passages=plain.passages,
+        min_score=plain.min_score,
+        passage=plain.passage,
+        ngram=plain.ngram,
+    )
 
 
 def _key(dataset: str, *parts: str) -> str:
@@ -133,35 +143,23 @@ def _sentence_controls(dataset: str, detail: Detail, state: DetailState) -> Deta
     sentence = row.selectbox("Sentence", choices, key=key, format_func=describe, help="Highlights its support.")
     if not with_text:
         return _without_passages(replace(state, sentence=sentence or None))
-    passages = row.slider(
-        "Passages shown",
-        1,
-        TOP_K,
-        key=urlstate.bind(_key(dataset, "passages"), state.passages),
-        help="The best-matching passages, best first.",
-        width=CONTROL_PX,
-    )
-    min_score = row.slider(
-        "Minimum match score",
-        0,
-        100,
-        step=5,
-        key=urlstate.bind(_key(dataset, "min_score"), state.min_score),
-        help="rapidfuzz token_set_ratio, 0..100.",
-        width=CONTROL_PX,
-    )
+    state = explore_alignment.controls(dataset, row, state)
     ngram = row.selectbox(
         "Shared word runs",
         NGRAM_CHOICES,
         key=urlstate.bind(_key(dataset, "ngram"), state.ngram if state.ngram in NGRAM_CHOICES else 0, NGRAM_CHOICES),
         format_func=lambda n: f"{n}+ words" if n else "off",
         help="Underline runs of at least n words that the sentence and the source share.",
-        width=CONTROL_PX,
+        width=explore_alignment.CONTROL_PX,
     )
-    return replace(state, sentence=sentence or None, passages=passages, min_score=min_score, ngram=ngram or None)
+    return replace(state, sentence=sentence or None, ngram=ngram or None)
 
 
-def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: UnitView | None) -> None:
+def _source(
+    ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: UnitView | None
+) -> tuple[DetailState, dict[str, int]]:
+    """The source text with the chosen unit's passages marked, and the picked passage; returns the
+    state with the passage the reader picked, and the units aligned to it (unit id -> its rank)."""
     document = detail.document
     out = highlight.Markup()
     out.heading("Source")
@@ -169,44 +167,39 @@ def _source(ctx: shell.PageContext, detail: Detail, state: DetailState, chosen: 
         out.flush()
         note = document.text_note or "This dataset gives no source text for this document."
         st.info(md_with_code(note), icon=":material/description:")
-        return
+        return state, {}
+    alignment = explore_alignment.load(ctx, detail, state)
+    out.flush()
+    if not alignment.stored or (chosen is not None and chosen.unit_id not in alignment.matches):
+        explore_alignment.offer(ctx, detail, state)
+        return replace(state, passage=None), {}
+    explore_alignment.provenance(alignment)
     spans: list[hl.Span] = []
     if chosen is not None:
-        stored = detail.alignments.get(chosen.unit_id)
-        out.flush()
-        if stored is None:
-            _offer_alignment(ctx, detail)
-        else:
-            matches = select_matches(stored, state.passages, state.min_score)
-            st.caption(md_escape(f"Passages that best match S{chosen.position + 1}, best first"))
-            out.add(hl.render_passages(document.text, [(m.rank, m.start, m.end, m.score) for m in matches]))
-            spans += [hl.Span(m.start, m.end, hl.ALIGN_BEST if m.rank == 1 else hl.ALIGN_OTHER) for m in matches]
+        stored = alignment.matches.get(chosen.unit_id, ())
+        matches = select_matches(stored, state.passages, explore_alignment.min_score(state))
+        spans += explore_alignment.unit_passages(out, detail, chosen, matches)
         if state.ngram is not None:
             overlap = ngram_overlap(chosen.text, document.text, state.ngram)
             spans += [hl.Span(start, end, hl.NGRAM) for start, end in overlap.source_spans]
+    out.flush()
+    state = replace(state, passage=explore_alignment.passage_choice(ctx.dataset, detail, state, alignment))
+    lit = explore_alignment.lit_units(state, alignment)
+    if state.passage is not None:
+        spans.append(hl.Span(state.passage, explore_alignment.passage_end(state, alignment), hl.ALIGN_BEST))
+        explore_alignment.say_lit(detail, lit)
     out.add(hl.render_highlight(document.text, spans))
     out.flush()
+    return state, lit
 
 
-def _offer_alignment(ctx: shell.PageContext, detail: Detail) -> None:
-    """A document with text but no stored alignment (e.g. a transcript attached by hand): say so and
-    offer it, except on a demo server, which writes nothing. The write bumps the data version, so the
-    next run reads the new alignment."""
-    st.warning("No stored alignment for this document's summaries yet.", icon=":material/warning:")
-    if not access.allowed(ctx.actor, "compute_alignment"):
-        return
-    st.button(
-        "Compute the alignment now",
-        key=_key(ctx.dataset, "align"),
-        on_click=align_and_store,
-        args=(ctx.root, ctx.actor, ctx.dataset, [detail.document.document_id]),
-    )
-
-
-def _sentence_views(detail: Detail, state: DetailState, asked: unit_tags.Asked) -> list[hl.SentenceView]:
+def _sentence_views(
+    detail: Detail, state: DetailState, asked: unit_tags.Asked, lit: dict[str, int]
+) -> list[hl.SentenceView]:
+    """Each sentence as the summary shows it: outlined when chosen or aligned to the picked passage."""
     views = []
     for unit in detail.sentences:
-        selected = state.sentence == unit.position + 1
+        selected = state.sentence == unit.position + 1 or unit.unit_id in lit
         marks: tuple[tuple[int, int], ...] = ()
         if selected and state.ngram is not None and detail.document.text:
             marks = ngram_overlap(unit.text, detail.document.text, state.ngram).sentence_spans
@@ -217,10 +210,10 @@ def _sentence_views(detail: Detail, state: DetailState, asked: unit_tags.Asked) 
     return views
 
 
-def _summary(detail: Detail, state: DetailState, source: str, asked: unit_tags.Asked) -> None:
+def _summary(detail: Detail, state: DetailState, source: str, asked: unit_tags.Asked, lit: dict[str, int]) -> None:
     out = highlight.Markup()
     out.heading("Summary")
-    views = _sentence_views(detail, state, asked)
+    views = _sentence_views(detail, state, asked, lit)
     if not views:
         out.flush()
         st.caption(md_escape(f"The summary as published ({_claims_below(detail)} below)."))
@@ -234,7 +227,7 @@ def _summary(detail: Detail, state: DetailState, source: str, asked: unit_tags.A
         out.add(hl.render_sentence_list(views))
     for group in detail.claim_groups:
         out.heading(group.title(), f"({group.origin()}; {group.labels_of(source)})")
-        out.add(hl.render_claims([_claim_view(c, state, asked) for c in group.claims]))
+        out.add(hl.render_claims([_claim_view(c, state, asked, c.unit_id in lit) for c in group.claims]))
     flips = _flips(detail)
     if flips is not None:
         out.flush()
@@ -264,7 +257,7 @@ def _flips(detail: Detail) -> str | None:
     return ", ".join(parts)
 
 
-def _claim_view(claim: UnitView, state: DetailState, asked: unit_tags.Asked) -> hl.ClaimView:
+def _claim_view(claim: UnitView, state: DetailState, asked: unit_tags.Asked, lit: bool = False) -> hl.ClaimView:
     return hl.ClaimView(
         claim.position,
         claim.text,
@@ -272,7 +265,7 @@ def _claim_view(claim: UnitView, state: DetailState, asked: unit_tags.Asked) -> 
         claim.explanation,
         claim.evidence,
         claim.reasons,
-        selected=claim.position + 1 == state.claim,
+        selected=claim.position + 1 == state.claim or lit,
         tags=unit_tags.marked(claim.tags, asked),
     )
 
@@ -323,16 +316,16 @@ def show(ctx: shell.PageContext, detail: Detail, state: DetailState, filters: Fi
     _tag_hits(detail, unit_tags.asked_for(filters, unit=False))  # the unit filter names its own units
     state = _controls(ctx.dataset, detail, state)
     _chosen_claim(detail, state, source, asked)
-    chosen = detail.sentences[state.sentence - 1] if state.sentence else None
+    chosen = detail.sentences[state.sentence - 1] if state.sentence else claim_unit(detail, state.claim)
     if detail.document.text:
         left, right = st.columns(2, gap="large")
         with left:
-            _source(ctx, detail, state, chosen)
+            state, lit = _source(ctx, detail, state, chosen)
         with right:
-            _summary(detail, state, source, asked)
+            _summary(detail, state, source, asked, lit)
     else:
-        _source(ctx, detail, state, chosen)
-        _summary(detail, state, source, asked)
+        state, lit = _source(ctx, detail, state, chosen)
+        _summary(detail, state, source, asked, lit)
     explore_ask.section(ctx, detail, state)
     explore_verdicts.show(detail.verdicts)
     return state

@@ -1,4 +1,4 @@
-"""Sentence-to-passage alignment, computed once at ingest so pages only read it.
+"""Unit-to-passage alignment (summary sentences and claims), computed once at ingest so pages only read it.
 
 Passages are the source's own sentences, adjusted on both sides of a useful size:
 
@@ -11,17 +11,14 @@ Passages are the source's own sentences, adjusted on both sides of a useful size
 * Very long ones (meeting transcripts without punctuation) are cut into windows of at most
   MAX_PASSAGE_TOKENS words, so one run-on turn cannot match every summary sentence.
 
-Scoring uses rapidfuzz's `token_set_ratio` in one `process.cdist` call over lowercased text
-(`utils.default_process`): it rewards a passage whose words the sentence reuses even when they are
-reordered or the sentence compresses the passage, which is what a paraphrasing summary does.
-On hand-marked StorySumm sentences it put the supporting passage first for 8 of 11 sentences and in
-the top 3 for 10 of 11, as well as TF-IDF cosine did; `ratio`, `token_sort_ratio` and `WRatio` did
-worse. Ties (a passage whose words are all in the sentence scores 100 too) are broken by
-`token_sort_ratio`, then by position, so a verbatim copy ranks first. The stored score is the
-`token_set_ratio`, 0..100.
+Passages are ordered by a ranker of `faithlens.build.rankers`: at ingest and import by its
+`DEFAULT` (BM25, the best of them on FABLES' evidence quotes, see `python -m faithlens align-eval`),
+and by any other on demand. Every row is stored with its ranker's name, and `alignment_ranker`
+records, per document and ranker, the ranker's exact version and when it aligned. The stored score is
+the ranker's own (its `scale`: token_set_ratio 0..100, a BM25 score, a cosine, fused reciprocal ranks).
 
-Every summary sentence keeps its TOP_K best passages; the page filters them by rank and score at
-read time, so its controls always act on stored data.
+Every unit keeps its TOP_K best passages; the page filters them by rank (and, for the lexical ranker,
+score) at read time, so its controls always act on stored data.
 """
 
 from __future__ import annotations
@@ -32,7 +29,7 @@ from dataclasses import dataclass
 import duckdb
 
 from faithlens import access, store
-from faithlens.build.rankers import token_set_ranking
+from faithlens.build.rankers import DEFAULT, registry
 from faithlens.build.text import split_sentences, tokenize, word_count
 
 MIN_PASSAGE_TOKENS = 6
@@ -81,84 +78,112 @@ def _windows(text: str, start: int, end: int) -> list[tuple[int, int]]:
     return spans
 
 
-def align(sentences: list[str], text: str, top_k: int = TOP_K) -> list[list[Match]]:
-    """For each sentence, its `top_k` best passages of `text`, best first (`rankers.token_set_ranking`)."""
+def align(sentences: list[str], text: str, top_k: int = TOP_K, ranker: str = DEFAULT) -> list[list[Match]]:
+    """For each sentence or claim, its `top_k` best passages of `text` by `ranker`, best first."""
     spans = passages(text)
     if not spans or not sentences:
         return [[] for _ in sentences]
-    order, scores = token_set_ranking(sentences, [text[start:end] for start, end in spans], top_k)
+    order, scores = registry()[ranker].ranking(sentences, [text[start:end] for start, end in spans], top_k)
     return [
         [
-            Match(rank + 1, spans[column][0], spans[column][1], round(float(scores[row, column]), 2))
+            Match(rank + 1, spans[column][0], spans[column][1], round(float(scores[row, column]), 6))
             for rank, column in enumerate(columns)
         ]
         for row, columns in enumerate(order.tolist())
     ]
 
 
-def align_documents(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str] | None = None) -> int:
-    """(Re)compute and store the alignments of every summary sentence of the given documents.
+def align_documents(
+    cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str] | None = None, ranker: str = DEFAULT
+) -> int:
+    """(Re)compute and store, by `ranker`, the alignments of every summary sentence and claim of the
+    given documents.
 
-    `document_ids=None` means every document of `dataset`. Documents without text are skipped
-    (their old alignments, if any, are removed). Runs inside the caller's transaction; returns
+    `document_ids=None` means every document of `dataset`. Documents without text are skipped (their
+    old alignments by this ranker, if any, are removed). Runs inside the caller's transaction; returns
     the number of alignment rows written.
     """
     ids = None if document_ids is None else sorted(set(document_ids))
     if ids == []:
         return 0
-    rows = cur.execute(
+    found = documents(cur, dataset, ids)
+    return replace(cur, dataset, ids, ranker, [row[0] for row in found], aligned(dataset, found, ranker))
+
+
+def documents(cur: duckdb.DuckDBPyConnection, dataset: str, ids: list[str] | None) -> list[Document]:
+    """The documents `ids` (None: all) of `dataset` that have text, with their summary units."""
+    return cur.execute(
         """
-        SELECT d.document_id, d.text, list(u.unit_id ORDER BY u.summary_id, u.position),
-               list(u.text ORDER BY u.summary_id, u.position)
+        SELECT d.document_id, d.text, list(u.unit_id ORDER BY u.summary_id, u.kind DESC, u.position),
+               list(u.text ORDER BY u.summary_id, u.kind DESC, u.position)
         FROM document d
         JOIN summary s ON s.dataset = d.dataset AND s.document_id = d.document_id
-        JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind = 'sentence'
+        JOIN unit u ON u.dataset = s.dataset AND u.summary_id = s.summary_id AND u.kind IN ('sentence', 'claim')
         WHERE d.dataset = ? AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], d.document_id))
           AND coalesce(d.text, '') <> ''
         GROUP BY d.document_id, d.text
         """,
         [dataset, ids, ids],
     ).fetchall()
+
+
+def replace(
+    cur: duckdb.DuckDBPyConnection,
+    dataset: str,
+    ids: list[str] | None,
+    ranker: str,
+    aligned_ids: list[str],
+    records: list[tuple],
+) -> int:
+    """Swap `ranker`'s stored alignments of the documents `ids` (None: all) for `records`, which align
+    the documents `aligned_ids`; returns the number of rows written."""
+    in_documents = "(?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], {column}))"
     cur.execute(
-        """
-        DELETE FROM alignment WHERE dataset = ? AND unit_id IN (
+        f"""
+        DELETE FROM alignment WHERE dataset = ? AND ranker = ? AND unit_id IN (
             SELECT u.unit_id FROM unit u JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id
-            WHERE u.dataset = ? AND (?::VARCHAR[] IS NULL OR list_contains(?::VARCHAR[], s.document_id)))
+            WHERE u.dataset = ? AND {in_documents.format(column="s.document_id")})
         """,
-        [dataset, dataset, ids, ids],
+        [dataset, ranker, dataset, ids, ids],
     )
-    return store_records(cur, aligned(dataset, rows))
+    cur.execute(
+        f"DELETE FROM alignment_ranker WHERE dataset = ? AND ranker = ? AND {in_documents.format(column='document_id')}",
+        [dataset, ranker, ids, ids],
+    )
+    written = store_records(cur, records)
+    record_ranker(cur, dataset, aligned_ids, ranker)
+    return written
 
 
 Document = tuple[str, str, list[str], list[str]]
-"""(document id, its text, its summary sentences' unit ids and texts, in summary and position order)."""
+"""(document id, its text, its summary sentences' and claims' unit ids and texts, in summary order)."""
 
 
-def aligned(dataset: str, documents: Iterable[Document]) -> list[tuple]:
-    """The alignment rows of these documents' summary sentences, computed without the database."""
+def aligned(dataset: str, documents: Iterable[Document], ranker: str = DEFAULT) -> list[tuple]:
+    """The alignment rows of these documents' summary units by `ranker`, computed without the database."""
     records = []
     for _document_id, text, unit_ids, unit_texts in documents:
-        for unit, matches in zip(unit_ids, align(unit_texts, text), strict=True):
-            records.extend((dataset, unit, m.rank, m.start, m.end, m.score) for m in matches)
+        for unit, matches in zip(unit_ids, align(unit_texts, text, ranker=ranker), strict=True):
+            records.extend((dataset, unit, ranker, m.rank, m.start, m.end, m.score) for m in matches)
     return records
 
 
 def bundle_documents(rows: dict[str, list[dict]]) -> list[Document]:
-    """The documents with text of a parsed bundle (`Bundle.rows`) and their summary sentences, as
+    """The documents with text of a parsed bundle (`Bundle.rows`) and their summary units, as
     `align_documents` reads them from the database: so ingest can align while it writes."""
     document_of = {row["summary_id"]: row["document_id"] for row in rows["summary"]}
-    sentences: dict[str, list[tuple[str, int, str, str]]] = {}
+    units: dict[str, list[tuple[str, str, int, str, str]]] = {}
     for unit in rows["unit"]:
-        if unit["kind"] == "sentence" and unit["summary_id"] in document_of:
+        if unit["kind"] in ("sentence", "claim") and unit["summary_id"] in document_of:
             document = document_of[unit["summary_id"]]
-            sentences.setdefault(document, []).append(
-                (unit["summary_id"], unit["position"], unit["unit_id"], unit["text"])
-            )
+            # kind DESC: a summary's sentences, then its claims, as align_documents orders them
+            order = (unit["summary_id"], "~" if unit["kind"] == "sentence" else "", unit["position"])
+            units.setdefault(document, []).append((*order, unit["unit_id"], unit["text"]))
     found = []
     for row in rows["document"]:
-        units = sorted(sentences.get(row["document_id"], ()))
-        if row.get("text") and units:
-            found.append((row["document_id"], row["text"], [u[2] for u in units], [u[3] for u in units]))
+        ordered = sorted(units.get(row["document_id"], ()), key=lambda u: (u[0], u[1] != "~", u[2]))
+        if row.get("text") and ordered:
+            found.append((row["document_id"], row["text"], [u[3] for u in ordered], [u[4] for u in ordered]))
     return found
 
 
@@ -168,25 +193,44 @@ def store_records(cur: duckdb.DuckDBPyConnection, records: list[tuple]) -> int:
         return 0
     import numpy as np  # on use: every page imports this module (for TOP_K), few align
 
-    columns = ("dataset", "unit_id", "rank", "start_char", "end_char", "score")
+    columns = ("dataset", "unit_id", "ranker", "rank", "start_char", "end_char", "score")
     frame = {name: np.array(values) for name, values in zip(columns, zip(*records, strict=True), strict=True)}
     cur.register("alignment_frame", frame)  # a dict of NumPy columns: DuckDB scans it without pandas
     try:
-        cur.execute(
-            "INSERT INTO alignment (dataset, unit_id, rank, start_char, end_char, score) "
-            "SELECT dataset, unit_id, rank, start_char, end_char, score FROM alignment_frame"
-        )
+        cur.execute(f"INSERT INTO alignment ({', '.join(columns)}) SELECT {', '.join(columns)} FROM alignment_frame")
     finally:
         cur.unregister("alignment_frame")
     return len(records)
 
 
+def record_ranker(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str], ranker: str) -> None:
+    """Note that `ranker`, at its current version, has just aligned these documents' units."""
+    ids = sorted(set(document_ids))
+    if not ids:
+        return
+    version = registry()[ranker].version
+    cur.executemany(
+        "INSERT OR REPLACE INTO alignment_ranker (dataset, document_id, ranker, version, aligned_at) "
+        "VALUES (?, ?, ?, ?, current_timestamp)",
+        [(dataset, document_id, ranker, version) for document_id in ids],
+    )
+
+
 def align_and_store(
-    conn: duckdb.DuckDBPyConnection, actor: access.Actor, dataset: str, document_ids: Iterable[str]
+    conn: duckdb.DuckDBPyConnection,
+    actor: access.Actor,
+    dataset: str,
+    document_ids: Iterable[str],
+    ranker: str = DEFAULT,
 ) -> int:
-    """Compute and store the alignments of these documents' summary sentences as one write (for a
-    document whose text arrived without them), once `actor` may (not on a demo server); returns the
-    number of alignment rows written."""
+    """Compute and store, by `ranker`, the alignments of these documents' summary units as one write
+    (for a document whose text arrived without them, or a ranker not stored yet), once `actor` may
+    (not on a demo server); returns the number of alignment rows written. The ranking runs before
+    the write opens, so a slow ranker holds no transaction."""
     access.require(actor, "compute_alignment")
-    with store.write(conn, f"alignment {dataset}", local=True) as cur:
-        return align_documents(cur, dataset, document_ids)
+    ids = sorted(set(document_ids))
+    with conn.cursor() as cur:
+        found = documents(cur, dataset, ids)
+    records = aligned(dataset, found, ranker)
+    with store.write(conn, f"alignment {dataset} {ranker}", local=True) as cur:
+        return replace(cur, dataset, ids, ranker, [row[0] for row in found], records)

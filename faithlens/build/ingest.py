@@ -22,7 +22,18 @@ from faithlens.datasets.bundle import Bundle, write_bundle
 from faithlens.errors import FaithLensError, InputError
 from faithlens.store.claim_sets import claim_set_sql
 
-DATASET_TABLES = ("document", "summary", "unit", "label", "label_source", "tag", "key_point", "alignment", "ingest_log")
+DATASET_TABLES = (
+    "document",
+    "summary",
+    "unit",
+    "label",
+    "label_source",
+    "tag",
+    "key_point",
+    "alignment",
+    "alignment_ranker",
+    "ingest_log",
+)
 BUILD_HASH_KEY = "build_hash"
 EXTRACTED_CLAIM = claim_set_sql()
 """Non-NULL for a claim a model extracted (`faithlens.llm.records`): kept when a bundled dataset is rebuilt."""
@@ -86,7 +97,7 @@ def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[
     cur.execute(f"DELETE FROM label WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute(f"DELETE FROM tag WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute("DELETE FROM label_source WHERE dataset = ? AND origin = 'bundled'", [dataset])
-    for table in ("document", "summary", "key_point", "alignment", "ingest_log"):
+    for table in ("document", "summary", "key_point", "alignment", "alignment_ranker", "ingest_log"):
         cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
     cur.execute(f"DELETE FROM unit WHERE dataset = ? AND {EXTRACTED_CLAIM} IS NULL", [dataset])
     cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])
@@ -108,11 +119,11 @@ def _checkpoint_on_commit(conn: duckdb.DuckDBPyConnection) -> None:
 
 
 Aligned = dict[str, list[tuple]]
-"""document id -> its summary sentences' alignment rows, computed from a parsed bundle."""
+"""document id -> its summary units' alignment rows by the default ranker, computed from a parsed bundle."""
 
 
 def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None:
-    """Insert the bundle, then align the summary sentences of every document it brought or gave text to."""
+    """Insert the bundle, then align the summary units of every document it brought or gave text to."""
     write_bundle(cur, bundle)
     _align_written(cur, dataset, bundle)
 
@@ -120,12 +131,14 @@ def _write(cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle) -> None
 def _align_written(
     cur: duckdb.DuckDBPyConnection, dataset: str, bundle: Bundle, aligned: Aligned | None = None
 ) -> None:
-    """Align the summary sentences of every document the written bundle brought or gave text to;
-    `aligned` holds alignments computed from the bundle meanwhile, stored where no text was re-attached."""
+    """Align, by the default ranker, the summary units of every document the written bundle brought or
+    gave text to; `aligned` holds alignments computed from the bundle meanwhile, stored where no text
+    was re-attached."""
     touched = {row["document_id"] for table in ("document", "document_text") for row in bundle.rows[table]}
     if aligned is not None:
         done = aligned.keys() - {row["document_id"] for row in bundle.rows["document_text"]}
         alignment.store_records(cur, [record for document in sorted(done) for record in aligned[document]])
+        alignment.record_ranker(cur, dataset, done, alignment.DEFAULT)
         touched -= done
     alignment.align_documents(cur, dataset, touched)
 

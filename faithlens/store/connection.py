@@ -13,6 +13,7 @@ import duckdb
 
 from faithlens import config
 from faithlens.errors import DatabaseLockedError, FaithLensError
+from faithlens.store import migrations
 from faithlens.store.sql import LATEST_LABEL
 
 SCHEMA_VERSION = "1"
@@ -170,7 +171,9 @@ def ensure_schema(conn: duckdb.DuckDBPyConnection) -> None:
 
 def _create_schema(conn: duckdb.DuckDBPyConnection, ddl: str, digest: str) -> None:
     """The statements of `ensure_schema`, inside its transaction."""
+    migrations.before(conn)
     conn.execute(ddl)
+    migrations.after(conn)
     conn.execute(CURRENT_LABEL_VIEW)
     found = conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     if found is None:

@@ -132,16 +132,28 @@ CREATE TABLE IF NOT EXISTS key_point (
     PRIMARY KEY (dataset, document_id, topic, position)
 );
 
--- Sentence-to-source alignment, computed at ingest so pages only read it: the best-matching
--- passages (character spans of document.text) for each summary sentence, best first.
+-- Unit-to-source alignment, computed at ingest (and on demand by other rankers) so pages only read
+-- it: per summary sentence or claim and ranker (faithlens.build.rankers), the best-matching passages
+-- (character spans of document.text), best first.
 CREATE TABLE IF NOT EXISTS alignment (
     dataset VARCHAR NOT NULL,
     unit_id VARCHAR NOT NULL,
+    ranker VARCHAR NOT NULL,
     rank INTEGER NOT NULL,
     start_char INTEGER NOT NULL,
     end_char INTEGER NOT NULL,
-    score DOUBLE NOT NULL,            -- 0..100, rapidfuzz similarity
-    PRIMARY KEY (dataset, unit_id, rank)
+    score DOUBLE NOT NULL,            -- the ranker's own score (see its scale)
+    PRIMARY KEY (dataset, unit_id, ranker, rank)
+);
+
+-- Which ranker, at exactly which version, aligned a document's summary units, and when.
+CREATE TABLE IF NOT EXISTS alignment_ranker (
+    dataset VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    ranker VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    aligned_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (dataset, document_id, ranker)
 );
 
 -- What ingest repaired, noted or skipped, so nothing is dropped silently.

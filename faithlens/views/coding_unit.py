@@ -91,9 +91,9 @@ def unit_in_context(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, un
         [dataset, summary_id],
     ).fetchall()
     passages = cur.execute(
-        "SELECT rank, start_char, end_char, score FROM alignment WHERE dataset = ? AND unit_id = ? AND rank <= ? "
-        "ORDER BY rank",
-        [dataset, unit_id, PASSAGES_SHOWN],
+        "SELECT rank, start_char, end_char, score FROM alignment "
+        "WHERE dataset = ? AND unit_id = ? AND ranker = ? AND rank <= ? ORDER BY rank",
+        [dataset, unit_id, alignment.DEFAULT, PASSAGES_SHOWN],
     ).fetchall()
     return UnitInContext(
         unit_id=unit_id,

@@ -1,6 +1,6 @@
 """One summary in full for the Explore page: its document, units labelled by a chosen source, every
 tag with its source, claims grouped by claim set (the dataset's own, then each set a model extracted),
-every label source's verdict, TofuEval key points and the stored alignments.
+every label source's verdict and TofuEval key points (its alignments: `faithlens.views.alignments`).
 
 The queries restrict to the summary's units before applying the `current_label` rule (latest
 event per source, level and target), so the detail stays fast on a large database.
@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import duckdb
 
 from faithlens.analysis.generator_names import generator_sql
-from faithlens.build.alignment import Match
 from faithlens.errors import NotFoundError
 from faithlens.filters import FLIPPING
 from faithlens.querystate import ignored
@@ -165,7 +164,6 @@ class Detail:
     claims: tuple[UnitView, ...]
     verdicts: tuple[SourceVerdict, ...]
     key_points: tuple[str, ...]
-    alignments: dict[str, tuple[Match, ...]] = field(default_factory=dict)
     flipping: frozenset[str] = frozenset()
     """Ids of this summary (and of its units) whose verdict from the chosen source flips across the
     repeats of its runs (`filters.FLIPPING`)."""
@@ -213,8 +211,7 @@ def _document(cur: duckdb.DuckDBPyConnection, dataset: str, summary: SummaryView
 
 
 def load_detail(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, source: str = GOLD) -> Detail:
-    """One summary with its document, units labelled by `source`, every source's verdict, key points
-    and stored alignments. Raises NotFoundError when the summary is not in the dataset."""
+    """One summary with its document, units labelled by `source`, every source's verdict and key points. Raises NotFoundError when the summary is not in the dataset."""
     summary = _summary(cur, dataset, summary_id)
     units = _units(cur, dataset, summary_id, source)
     tags = unit_tags.load(cur, dataset, [summary_id, *(u.unit_id for u in units)])
@@ -237,7 +234,6 @@ def load_detail(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, s
         claims=tuple(u for u in units if u.kind == "claim"),
         verdicts=verdicts,
         key_points=key_points,
-        alignments=_alignments(cur, dataset, [u.unit_id for u in units if u.kind == "sentence"]),
         flipping=_flipping(cur, dataset, source, [summary_id, *(u.unit_id for u in units)]),
     )
 
@@ -329,24 +325,6 @@ def _verdicts(
         [dataset, [u.unit_id for u in units], list(extracted), list(extracted.values()), dataset, summary_id, dataset],
     )
     return tuple(replace(row, extracted=tuple(SetCount(**count) for count in row.extracted)) for row in rows)
-
-
-def _alignments(cur: duckdb.DuckDBPyConnection, dataset: str, unit_ids: list[str]) -> dict[str, tuple[Match, ...]]:
-    rows = cur.execute(
-        """
-        SELECT unit_id, list({'rank': rank, 'start': start_char, 'end': end_char, 'score': score} ORDER BY rank)
-        FROM alignment
-        WHERE dataset = ? AND unit_id IN (SELECT unnest(?::VARCHAR[]))
-        GROUP BY unit_id
-        """,
-        [dataset, unit_ids],
-    ).fetchall()
-    return {unit_id: tuple(Match(**item) for item in matches) for unit_id, matches in rows}
-
-
-def select_matches(matches: Sequence[Match], top_k: int, min_score: float) -> list[Match]:
-    """The stored passages the reader asked for: at most `top_k`, each scoring at least `min_score`."""
-    return [m for m in matches if m.rank <= top_k and m.score >= min_score]
 
 
 def resolve_selection(detail: Detail, state: DetailState) -> tuple[DetailState, list[str]]:

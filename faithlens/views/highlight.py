@@ -355,7 +355,7 @@ def render_passages(text: str, matches: Sequence[tuple[int, int, int, float]]) -
     if not matches:
         return '<div class="fl-passages"><span class="fl-empty">No passage passes the filter.</span></div>'
     items = [
-        f'<li><span class="fl-meta">#{rank} · score {score:.0f}</span> {esc(text[start:end])}</li>'
+        f'<li><span class="fl-meta">#{rank} · score {score:.3g}</span> {esc(text[start:end])}</li>'
         for rank, start, end, score in matches
     ]
     return f'<div class="fl-passages"><ol class="fl-list">{"".join(items)}</ol></div>'

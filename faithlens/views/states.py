@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from faithlens.analysis.mapping import DEFAULT, FAITHFUL, UNFAITHFUL, Mapping
 from faithlens.analysis.thresholds import GRID, TUNINGS, Thresholds
 from faithlens.build.alignment import TOP_K
+from faithlens.build.rankers import ON_PAGES
 from faithlens.filters import Filters
 from faithlens.querystate import param
 from faithlens.vocab import FIGURE_STATUSES, LEVELS
@@ -29,7 +30,8 @@ class DetailState:
     """The detail view's URL state: which summary, which sentence and which claim (each by the number
     the page shows: `sentence=3` is S3, `claim=2` is C2), or a unit by its stored id (`unit=`, as older
     links name it: `…#c1` is C2, since stored ids count from 0), and how the stored alignment and the
-    n-gram overlap are shown.
+    n-gram overlap are shown: by which ranker's alignment (`ranker`, None: the default), and which
+    source passage is picked (`passage`, its first character), lighting up the units aligned to it.
 
     `unit` is checked against the opened summary by `resolve_selection`, which turns it into
     `sentence` or `claim`, so the page's own URL always names what its labels say."""
@@ -38,8 +40,10 @@ class DetailState:
     sentence: int | None = param(bounds=(1, 10_000))
     claim: int | None = param(bounds=(1, 10_000))
     unit: str | None = None
+    ranker: str | None = param(choices=ON_PAGES)
     passages: int = param(3, bounds=(1, TOP_K))
     min_score: int = param(0, bounds=(0, 100))
+    passage: int | None = param(bounds=(0, 100_000_000))
     ngram: int | None = param(bounds=(1, 8))
 
 

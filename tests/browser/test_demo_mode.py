@@ -152,8 +152,10 @@ def _says_demo(page: Page) -> bool:
 
 def _explore(page: Page, url: str) -> None:
     _visit(page, f"{url}/explore?dataset=storysumm&summary={DANIEL}&sentence={SENTENCE}", "Explore's sentence")
-    expect(page.get_by_text("No stored alignment for this document's summaries yet.")).to_be_visible()
-    expect(page.get_by_role("button", name="Compute the alignment now"), "nothing is stored here").to_have_count(0)
+    expect(page.get_by_text("No stored alignment by BM25 for this document's summaries yet.")).to_be_visible()
+    expect(
+        page.get_by_role("button", name="Compute the alignment by BM25 now"), "nothing is stored here"
+    ).to_have_count(0)
     _visit(page, f"{url}/explore?dataset=storysumm&summary={DANIEL}&claim={CLAIM}", "Explore")
     expect(page.locator(".fl-claims li.fl-selected")).to_contain_text(f"C{CLAIM} ")
     page.get_by_text(f"Ask a model about claim C{CLAIM}").click()

@@ -13,6 +13,8 @@ import pytest
 
 from faithlens import access, store
 from faithlens.build import alignment, ingest
+from faithlens.build.rankers import DEFAULT, registry
+from faithlens.store import migrations
 from tests.raw import storysumm_records
 
 # The StorySumm story of summary 1e21553b..., with summary sentences written by the generators and
@@ -35,30 +37,48 @@ def _story(summary_id: str) -> str:
     return storysumm_records()[summary_id]["story"]
 
 
-def test_a_sentence_copied_from_the_story_aligns_to_its_own_passage() -> None:
+# Copied sentences each ranker may miss (best passage elsewhere), and paraphrases whose support it may
+# rank second or third rather than first: the embedding model alone is allowed one of each more, as a
+# near-copy elsewhere in the story can sit as close in meaning as the sentence's own passage.
+ALLOWED_MISSES = {
+    "token_set_ratio": (0, 1),
+    "bm25": (0, 1),
+    "semantic": (1, 2),
+    "hybrid": (0, 1),
+    "hybrid_lexical": (0, 1),
+}
+
+
+@pytest.mark.parametrize("ranker", list(ALLOWED_MISSES))
+def test_a_sentence_copied_from_the_story_aligns_to_its_own_passage(ranker: str) -> None:
     story = _story(DANIEL_SUMMARY)
     copied = [s for s in re.split(r"(?<=[.!?])\s+", story) if len(s.split()) >= 8]
     assert len(copied) > 20
-    results = alignment.align(copied, story)
+    results = alignment.align(copied, story, ranker=ranker)
+    misses = []
     for sentence, matches in zip(copied, results, strict=True):
         best = matches[0]
         start = story.index(sentence)
         end = start + len(sentence)
         # Our splitter may cut where this naive split did not (after a closing quote), so the best
-        # passage must overlap the copied sentence and match it almost perfectly.
-        assert best.start < end and start < best.end, (sentence, story[best.start : best.end])
-        assert best.score >= 90
+        # passage must overlap the copied sentence.
+        if not (best.start < end and start < best.end):
+            misses.append((sentence, story[best.start : best.end]))
+        elif ranker == "token_set_ratio":
+            assert best.score >= 90, "and the lexical ranker scores it as a near-perfect match"
+    assert len(misses) <= ALLOWED_MISSES[ranker][0], misses
 
 
-def test_a_paraphrase_still_finds_its_supporting_passage() -> None:
+@pytest.mark.parametrize("ranker", list(ALLOWED_MISSES))
+def test_a_paraphrase_still_finds_its_supporting_passage(ranker: str) -> None:
     story = _story(DANIEL_SUMMARY)
-    results = alignment.align([sentence for sentence, _ in PARAPHRASES], story, top_k=3)
+    results = alignment.align([sentence for sentence, _ in PARAPHRASES], story, top_k=3, ranker=ranker)
     firsts = 0
     for (sentence, support), matches in zip(PARAPHRASES, results, strict=True):
         found = [m.rank for m in matches if support in story[m.start : m.end]]
         assert found, f"{sentence!r}: none of the top 3 passages holds {support!r}"
         firsts += found[0] == 1
-    assert firsts >= len(PARAPHRASES) - 1
+    assert firsts >= len(PARAPHRASES) - ALLOWED_MISSES[ranker][1]
 
 
 def test_passages_are_ordered_disjoint_and_cover_every_sentence() -> None:
@@ -78,9 +98,12 @@ def test_run_on_text_is_cut_into_windows() -> None:
     assert all(len(text[s:e].split()) <= alignment.MAX_PASSAGE_TOKENS for s, e in spans)
 
 
-def test_ingest_stores_top_passages_for_every_storysumm_sentence(built_db: Path) -> None:
+def test_ingest_stores_top_passages_for_every_storysumm_sentence_and_claim_by_the_default_ranker(
+    built_db: Path,
+) -> None:
     records = storysumm_records()
-    expected_sentences = sum(len(r["summary"]) for r in records.values())
+    expected_units = sum(len(r["summary"]) + len(r["claims"]) for r in records.values())
+    stories = {r["story-id"] for r in records.values()}
     conn = duckdb.connect(str(built_db), read_only=True)
     try:
         rows = conn.execute(
@@ -95,9 +118,15 @@ def test_ingest_stores_top_passages_for_every_storysumm_sentence(built_db: Path)
             """
         ).fetchall()
         other = conn.execute("SELECT count(*) FROM alignment WHERE dataset <> 'storysumm'").fetchone()[0]
+        rankers = conn.execute("SELECT DISTINCT ranker FROM alignment").fetchall()
+        recorded = conn.execute(
+            "SELECT dataset, ranker, version, count(*) FROM alignment_ranker GROUP BY ALL"
+        ).fetchall()
     finally:
         conn.close()
-    assert len(rows) == expected_sentences
+    assert rankers == [(DEFAULT,)] and DEFAULT == "bm25"
+    assert recorded == [("storysumm", "bm25", registry()["bm25"].version, len(stories))]
+    assert len(rows) == expected_units
     for _, ranks, scores, inside in rows:
         assert ranks == list(range(1, alignment.TOP_K + 1))
         assert scores == sorted(scores, reverse=True)
@@ -204,3 +233,65 @@ def test_the_alignments_ingest_computes_while_it_writes_are_those_the_database_g
     finally:
         conn.close()
     assert from_ingest and from_ingest == from_the_database
+
+
+def _document_units(conn: duckdb.DuckDBPyConnection) -> tuple[str, str]:
+    document = conn.execute("SELECT min(document_id) FROM document WHERE dataset = 'storysumm'").fetchone()[0]
+    units_of = (
+        "SELECT u.unit_id FROM unit u JOIN summary s ON s.dataset = u.dataset AND s.summary_id = u.summary_id "
+        "WHERE u.dataset = 'storysumm' AND s.document_id = ?"
+    )
+    return document, units_of
+
+
+def test_an_alignment_by_another_ranker_is_stored_beside_the_default_with_its_version(db_copy: Path):
+    rows = "SELECT unit_id, rank, start_char, end_char, score FROM alignment WHERE ranker = ? ORDER BY ALL"
+    conn = store.connect(db_copy)
+    try:
+        document, units_of = _document_units(conn)
+        default_before = conn.execute(rows, [DEFAULT]).fetchall()
+        viewer = access.Actor(access.Person("vic", "Vic"), "viewer")
+        written = alignment.align_and_store(conn, viewer, "storysumm", [document], "token_set_ratio")
+        lexical = conn.execute(rows, ["token_set_ratio"]).fetchall()
+        units = {unit for (unit,) in conn.execute(units_of, [document]).fetchall()}
+        recorded = conn.execute(
+            "SELECT document_id, version FROM alignment_ranker WHERE ranker = 'token_set_ratio'"
+        ).fetchall()
+        default_after = conn.execute(rows, [DEFAULT]).fetchall()
+    finally:
+        conn.close()
+    assert written == len(lexical) == len(units) * alignment.TOP_K
+    assert {row[0] for row in lexical} == units, "every sentence and claim of that document, and no other"
+    assert all(0 <= row[4] <= 100 for row in lexical), "token_set_ratio's own 0..100 score"
+    assert recorded == [(document, registry()["token_set_ratio"].version)]
+    assert default_after == default_before, "the default ranker's rows are left as they were"
+
+
+def test_a_database_aligned_before_rankers_were_recorded_keeps_its_alignments_under_token_set_ratio(db_copy: Path):
+    """An older file's `alignment` table had no ranker column: opening it moves the rows over, in one go."""
+    conn = duckdb.connect(str(db_copy))
+    old_rows = conn.execute(
+        "SELECT dataset, unit_id, rank, start_char, end_char, score FROM alignment ORDER BY ALL"
+    ).fetchall()
+    documents = conn.execute("SELECT count(DISTINCT document_id) FROM alignment_ranker").fetchone()[0]
+    conn.execute("DROP TABLE alignment")
+    conn.execute("DROP TABLE alignment_ranker")
+    conn.execute(
+        "CREATE TABLE alignment (dataset VARCHAR NOT NULL, unit_id VARCHAR NOT NULL, rank INTEGER NOT NULL, "
+        "start_char INTEGER NOT NULL, end_char INTEGER NOT NULL, score DOUBLE NOT NULL, "
+        "PRIMARY KEY (dataset, unit_id, rank))"
+    )
+    conn.executemany("INSERT INTO alignment VALUES (?, ?, ?, ?, ?, ?)", old_rows)
+    conn.execute("DELETE FROM meta WHERE key = ?", [store.connection.SCHEMA_DIGEST_KEY])
+    conn.close()
+    conn = store.connect(db_copy)
+    try:
+        moved = conn.execute(
+            "SELECT dataset, unit_id, rank, start_char, end_char, score FROM alignment "
+            "WHERE ranker = 'token_set_ratio' ORDER BY ALL"
+        ).fetchall()
+        recorded = conn.execute("SELECT ranker, version, count(*) FROM alignment_ranker GROUP BY ALL").fetchall()
+    finally:
+        conn.close()
+    assert moved == old_rows
+    assert recorded == [("token_set_ratio", migrations.UNRECORDED, documents)]

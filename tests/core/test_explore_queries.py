@@ -15,11 +15,12 @@ import duckdb
 import pytest
 
 from faithlens import querystate
+from faithlens.build.rankers import registry
 from faithlens.errors import NotFoundError
 from faithlens.filter_options import check_against, filter_options
 from faithlens.filters import Filters
+from faithlens.views import alignments, explore
 from faithlens.views import detail as explore_detail
-from faithlens.views import explore
 from faithlens.views.states import DetailState
 from faithlens.views.tag_html import Tag
 from tests import raw as raw_files
@@ -269,7 +270,9 @@ def test_storysumm_detail_has_units_alignment_and_every_source(cur) -> None:
     flagged = [u.explanation for u in detail.sentences if u.label == "unfaithful"]
     assert flagged == record["explanations"]
     assert [c.text for c in detail.claims] == record["claims"]
-    assert set(detail.alignments) == {u.unit_id for u in detail.sentences}
+    stored = alignments.load_alignment(cur, "storysumm", detail.document.document_id, _unit_ids(detail), "bm25")
+    assert set(stored.matches) == set(_unit_ids(detail)), "every sentence and claim, by the default ranker"
+    assert stored.version == registry()["bm25"].version
     sources = {v.source: v for v in detail.verdicts}
     assert set(sources) == {"gold", *(name for name, p in predictions.items() if sid in p)}
     assert sources["gpt-4-0125-preview/cot"].explanation == predictions["gpt-4-0125-preview/cot"][sid]["probs"]
@@ -302,7 +305,9 @@ def test_fables_detail_has_claims_evidence_and_no_text(cur) -> None:
     assert [c.text for c in detail.claims] == [raw["claims"][k]["claim"] for k in sorted(raw["claims"], key=int)]
     first = raw["claims"][min(raw["claims"], key=int)]
     assert list(detail.claims[0].evidence) == [e for e in first["evidence"] if e.strip() and e.strip().lower() != "n/a"]
-    assert detail.sentences == () and detail.alignments == {}
+    assert detail.sentences == ()
+    stored = alignments.load_alignment(cur, "fables", detail.document.document_id, _unit_ids(detail), "bm25")
+    assert not stored.stored and stored.matches == {}
 
 
 def test_tofueval_detail_has_topic_error_types_and_key_points(cur) -> None:
@@ -328,13 +333,35 @@ def test_an_unknown_summary_is_a_clear_error(cur) -> None:
         explore_detail.load_detail(cur, "storysumm", "nope")
 
 
+def _unit_ids(detail: explore_detail.Detail) -> list[str]:
+    return [u.unit_id for u in (*detail.sentences, *detail.claims)]
+
+
 def test_select_matches_filters_stored_passages_at_read_time(cur) -> None:
     detail = explore_detail.load_detail(cur, "storysumm", "1e21553b47944b67bc2cdf67860d8e15")
-    stored = next(iter(detail.alignments.values()))
-    assert explore_detail.select_matches(stored, 2, 0) == list(stored[:2])
+    loaded = alignments.load_alignment(cur, "storysumm", detail.document.document_id, _unit_ids(detail), "bm25")
+    stored = loaded.matches[detail.sentences[0].unit_id]
+    assert alignments.select_matches(stored, 2) == list(stored[:2])
     threshold = stored[1].score
-    assert all(m.score >= threshold for m in explore_detail.select_matches(stored, 5, threshold))
-    assert explore_detail.select_matches(stored, 5, 101) == []
+    assert all(m.score >= threshold for m in alignments.select_matches(stored, 5, threshold))
+    assert alignments.select_matches(stored, 5, 10_000) == []
+
+
+def test_a_passage_lights_up_every_unit_it_is_aligned_to(cur) -> None:
+    detail = explore_detail.load_detail(cur, "storysumm", "1e21553b47944b67bc2cdf67860d8e15")
+    loaded = alignments.load_alignment(cur, "storysumm", detail.document.document_id, _unit_ids(detail), "bm25")
+    first = detail.sentences[0].unit_id
+    best = loaded.matches[first][0]
+    expected = {
+        unit: match.rank
+        for unit, matches in loaded.matches.items()
+        for match in matches
+        if match.rank <= 3 and (match.start, match.end) == (best.start, best.end)
+    }
+    assert alignments.aligned_to(loaded, best.start, best.end, 3)[first] == 1
+    assert alignments.aligned_to(loaded, best.start, best.end, 3) == expected
+    shown = alignments.passages(loaded, 3)
+    assert (best.start, best.end) in shown and shown == sorted(set(shown))
 
 
 def test_documents_are_named_by_title_and_sorted_naturally(cur) -> None:

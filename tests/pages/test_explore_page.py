@@ -314,7 +314,7 @@ def test_a_missing_alignment_is_said_and_can_be_computed_from_the_page(own_db) -
     clean(at)
     assert any("No stored alignment" in w.value for w in at.warning)
     assert '<mark class="fl-align-best' not in html_blocks(at)
-    at.button(key=key("storysumm", "align")).click().run()
+    at.button(key=key("storysumm", "align.bm25")).click().run()
     clean(at)
     assert not any("No stored alignment" in w.value for w in at.warning)
     assert '<mark class="fl-align-best' in html_blocks(at)
