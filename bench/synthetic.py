@@ -16,7 +16,7 @@ scale s it holds:
   - `scorer` (evaluator): a summary score in [0, 1] with no label (a score source);
 * tags: `error_type` on about 15% of sentences (7 TofuEval types), `difficulty` on unfaithful summaries;
 * key points: 3 per (document, topic);
-* alignments: TOP_K passages per sentence, with spans inside the document text.
+* alignments: TOP_K passages per sentence by the default ranker, with spans inside the document text.
 
 The Explore and Compare benchmarks both use it.
 """
@@ -27,6 +27,7 @@ from pathlib import Path
 
 from faithlens import store
 from faithlens.build.alignment import TOP_K
+from faithlens.build.rankers import DEFAULT
 from faithlens.datasets.tofueval import ERROR_TYPES
 
 DATASET = "synthetic"
@@ -126,9 +127,11 @@ _STATEMENTS = [
     """INSERT INTO key_point (dataset, document_id, topic, position, text)
        SELECT p.dataset, d.document_id, d.topic, k, printf('%d. The %s matters for %s.', k + 1, word(k), d.topic)
        FROM params p, (SELECT DISTINCT document_id, topic FROM s) AS d, range(3) AS r(k)""",
-    """INSERT INTO alignment (dataset, unit_id, rank, start_char, end_char, score)
-       SELECT p.dataset, u.unit_id, r + 1, start_char, start_char + 40, 90 - 10 * r
-       FROM params p, u, range(?) AS t(r),
+    """INSERT INTO alignment_ranker (dataset, document_id, ranker, version, aligned_at)
+       SELECT DISTINCT p.dataset, s.document_id, $ranker, 'synthetic', current_timestamp FROM params p, s""",
+    """INSERT INTO alignment (dataset, unit_id, ranker, rank, start_char, end_char, score)
+       SELECT p.dataset, u.unit_id, $ranker, r + 1, start_char, start_char + 40, 90 - 10 * r
+       FROM params p, u, range($top_k) AS t(r),
             LATERAL (SELECT ((hash(u.unit_id, r) % 40) * 45)::INTEGER AS start_char)
        WHERE u.kind = 'sentence'""",
 ]
@@ -144,9 +147,10 @@ def build_synthetic_db(path: Path | str, scale: int = 100) -> Path:
     try:
         with store.write(conn, "synthetic dataset") as cur:
             cur.execute(_STATEMENTS[0], [100 * scale, DATASET, list(GENERATORS), list(ERROR_TYPES)])
-            for statement in _STATEMENTS[1:-1]:
+            for statement in _STATEMENTS[1:-2]:
                 cur.execute(statement)
-            cur.execute(_STATEMENTS[-1], [TOP_K])
+            cur.execute(_STATEMENTS[-2], {"ranker": DEFAULT})
+            cur.execute(_STATEMENTS[-1], {"ranker": DEFAULT, "top_k": TOP_K})
         conn.execute("CHECKPOINT")
     finally:
         conn.close()

@@ -48,7 +48,7 @@ def main() -> None:
     top_left, top_right = st.columns(2)
     with top_left:
         found = coding_join.pick_session(ctx, state, notes)
-    coder = unit = None
+    coder = unit = ranker = None
     if found is not None:
         with top_right:
             coder = coding_join.coder(ctx, found, state, notes)
@@ -57,10 +57,10 @@ def main() -> None:
         same = state.session == found.name
         if same and state.unit is not None and state.unit not in found.units:
             notes.append(querystate.ignored("unit", state.unit, f"not a unit of session {found.name}"))
-        unit = coding_code.show(ctx, found, coder, state.unit if same else None)
+        unit, ranker = coding_code.show(ctx, found, coder, state.unit if same else None, state.ranker)
     for note in notes:
         warnings.warning(md_escape(note), icon=":material/link_off:")
-    urlstate.write(CodeState(ctx.dataset, found.name if found else None, None, unit))
+    urlstate.write(CodeState(ctx.dataset, found.name if found else None, None, unit, ranker))
 
 
 with shell.guard():

@@ -19,6 +19,7 @@ from components.coding import discussion as coding_discussion
 from components.coding import view as coding_view
 from components.markdown import md_escape
 from faithlens import access
+from faithlens.build.rankers import DEFAULT, LABELS, ON_PAGES
 from faithlens.coding import events, modes, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
@@ -142,8 +143,24 @@ def _shown(
     return shown, shown == resume or wanted is None
 
 
-def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: str | None) -> str | None:
-    """The panel; returns the unit for the URL (None when it is where the coder resumes)."""
+def _ranker(ctx: shell.PageContext, found: sessions.Session, coder: str, ranker: str | None) -> str:
+    """Which ranker's passages the source shows (the link's, else the default)."""
+    chosen = st.selectbox(
+        "Passages by",
+        ON_PAGES,
+        key=urlstate.bind(key(ctx.dataset, found.name, coder, "ranker"), ranker or DEFAULT, ON_PAGES),
+        format_func=lambda name: LABELS[name] + (" (default)" if name == DEFAULT else ""),
+        help="Which ranker's stored alignment highlights the source. Others are computed on Explore.",
+        width=260,
+    )
+    return chosen
+
+
+def show(
+    ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: str | None, ranker: str | None = None
+) -> tuple[str | None, str | None]:
+    """The panel; returns the unit for the URL (None when it is where the coder resumes) and the ranker
+    whose passages it shows (None: the default)."""
     dataset, name = ctx.dataset, found.name
     order = coding_data.order(ctx.db_path, ctx.version, name, coder)
     codes = coding_data.coded(ctx.db_path, ctx.version, name, ctx.actor)
@@ -163,7 +180,8 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
         st.success(f"You have coded {every} of this session. Back and Skip go through them.")
     _navigation(ctx, found, coder, order, shown)
     book = coding_data.book_of(ctx.db_path, found)
-    view, context = coding_data.unit(ctx.db_path, ctx.version, name, shown)
+    chosen_ranker = _ranker(ctx, found, coder, ranker)
+    view, context = coding_data.unit(ctx.db_path, ctx.version, name, shown, chosen_ranker)
     status = "coded" if shown in codes else "not coded yet"
     st.markdown(md_escape(f"Unit {order.index(shown) + 1} of {len(order)} · {status}"))
     column = coding_view.show(found, view, context)
@@ -178,7 +196,7 @@ def show(ctx: shell.PageContext, found: sessions.Session, coder: str, url_unit: 
         gold = coding_data.gold(ctx.db_path, ctx.version, name, ctx.actor, shown)
         others = coding_data.everyone(ctx.db_path, ctx.version, name, ctx.actor)
         coding_view.reference(found, book, coder, gold, others, shown, context)
-    return None if chosen_by_page else shown
+    return None if chosen_by_page else shown, None if chosen_ranker == DEFAULT else chosen_ranker
 
 
 def _discussion(ctx: shell.PageContext, found: sessions.Session, coder: str, shown: str) -> None:

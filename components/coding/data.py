@@ -100,12 +100,14 @@ def last_saved(db_path: str, version: str, name: str, actor: access.Actor) -> st
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def unit(db_path: str, version: str, name: str, unit_id: str) -> tuple[coding_unit.UnitInContext, modes.Context]:
-    """A unit in context and what the session's mode shows beside it."""
+def unit(
+    db_path: str, version: str, name: str, unit_id: str, ranker: str
+) -> tuple[coding_unit.UnitInContext, modes.Context]:
+    """A unit in context, its passages by `ranker`, and what the session's mode shows beside it."""
     root = shell.root_connection(db_path)
     found = stored(db_path, version, name)
     with root.cursor() as cur:
-        return coding_unit.in_session(cur, found, unit_id)
+        return coding_unit.in_session(cur, found, unit_id, ranker)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

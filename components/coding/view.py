@@ -67,6 +67,8 @@ def _source(session: Session, view: coding_unit.UnitInContext) -> None:
         said = "The passages of the source that best match the {noun} (stored alignment), best first:"
         st.caption(PASSAGES_SAY.get(session.mode, said).format(noun=session.level))
         html(coding_unit.passages_markup(view))
+    elif session.level != "summary":
+        st.caption("No stored alignment of this unit by the chosen ranker: Explore computes it.")
     html(coding_unit.document_markup(view))
 
 

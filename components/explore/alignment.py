@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from components import highlight, shell, urlstate
+from components.explore import background as explore_background
 from components.markdown import md_escape
 from faithlens import access
+from faithlens.build import background
 from faithlens.build.alignment import TOP_K, align_and_store
 from faithlens.build.rankers import DEFAULT, LABELS, ON_PAGES, SCALED
 from faithlens.views import alignments as al
@@ -20,8 +23,6 @@ from faithlens.views.states import DetailState
 CONTROL_PX = 180
 """Width of each control beside the sentence picker, which takes the rest of the row."""
 PREVIEW_CHARS = 80
-SLOW = ("semantic", "hybrid", "hybrid_lexical")
-"""Rankers that embed with the model: the first use in a server process loads it (about 10 s)."""
 
 
 def _key(dataset: str, *parts: str) -> str:
@@ -50,7 +51,7 @@ def load(ctx: shell.PageContext, detail: Detail, state: DetailState) -> al.Store
     return cached_alignment(ctx.db_path, ctx.version, ctx.dataset, detail.document.document_id, units, ranker_of(state))
 
 
-def controls(dataset: str, row, state: DetailState) -> DetailState:
+def controls(dataset: str, row: DeltaGenerator, state: DetailState) -> DetailState:
     """Ranker, passages shown and (for the lexical ranker's 0..100 scores) a minimum score, in `row`."""
     ranker = row.selectbox(
         "Alignment by",
@@ -97,10 +98,14 @@ def offer(ctx: shell.PageContext, detail: Detail, state: DetailState) -> None:
         md_escape(f"No stored alignment by {LABELS[ranker]} for this document's summaries yet."),
         icon=":material/warning:",
     )
+    document = detail.document
+    if background.needs_background(document.text or "", ranker):
+        explore_background.offer(ctx, (ctx.dataset, document.document_id, ranker))
+        return
     if not access.allowed(ctx.actor, "compute_alignment"):
         return
     if st.button(f"Compute the alignment by {LABELS[ranker]} now", key=_key(ctx.dataset, "align", ranker)):
-        slow = ranker in SLOW and " The first use loads the embedding model: about 10 s more."
+        slow = ranker in background.EMBEDDING_RANKERS and " The first use loads the embedding model: about 10 s more."
         with st.spinner(f"Aligning by {LABELS[ranker]}…{slow or ''}"):
             align_and_store(ctx.root, ctx.actor, ctx.dataset, [detail.document.document_id], ranker)
         st.rerun()

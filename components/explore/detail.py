@@ -18,8 +18,8 @@ from faithlens.build.text import ngram_overlap
 from faithlens.errors import NotFoundError
 from faithlens.filters import Filters, join_words
 from faithlens.querystate import ignored
+from faithlens.views import excerpts, unit_tags
 from faithlens.views import highlight as hl
-from faithlens.views import unit_tags
 from faithlens.views.alignments import select_matches
 from faithlens.views.detail import Detail, UnitView, claim_unit, load_detail, resolve_selection
 from faithlens.views.states import DetailState
@@ -188,9 +188,22 @@ def _source(
     if state.passage is not None:
         spans.append(hl.Span(state.passage, explore_alignment.passage_end(state, alignment), hl.ALIGN_BEST))
         explore_alignment.say_lit(detail, lit)
-    out.add(hl.render_highlight(document.text, spans))
-    out.flush()
+    _document_text(ctx, out, document.text, spans)
     return state, lit
+
+
+def _document_text(ctx: shell.PageContext, out: highlight.Markup, text: str, spans: list[hl.Span]) -> None:
+    """The source with its marks; a long one as excerpts around them, unless the reader asks for all of it."""
+    if excerpts.is_long(text) and not st.session_state.get(_key(ctx.dataset, "whole")):
+        markup, shown = excerpts.render_excerpts(text, spans)
+        out.add(markup)
+        out.flush()
+        st.caption(f"A long document: {shown:,} of {len(text.split()):,} words shown, around the marked passages.")
+    else:
+        out.add(hl.render_highlight(text, spans))
+        out.flush()
+    if excerpts.is_long(text):
+        st.toggle("Show the whole document", key=_key(ctx.dataset, "whole"), help="Slower to draw for a long text.")
 
 
 def _sentence_views(
@@ -204,8 +217,11 @@ def _sentence_views(
         if selected and state.ngram is not None and detail.document.text:
             marks = ngram_overlap(unit.text, detail.document.text, state.ngram).sentence_spans
         tags = unit_tags.marked(unit.tags, asked)
+        verdicts = tuple((v.source, v.label, v.score) for v in detail.unit_verdicts.get(unit.unit_id, ()))
         views.append(
-            hl.SentenceView(unit.position, unit.text, unit.label, unit.score, unit.explanation, tags, selected, marks)
+            hl.SentenceView(
+                unit.position, unit.text, unit.label, unit.score, unit.explanation, tags, selected, marks, verdicts
+            )
         )
     return views
 

@@ -22,18 +22,18 @@ from faithlens.datasets.bundle import Bundle, write_bundle
 from faithlens.errors import FaithLensError, InputError
 from faithlens.store.claim_sets import claim_set_sql
 
-DATASET_TABLES = (
+BUNDLED_TABLES = (
     "document",
     "summary",
-    "unit",
-    "label",
-    "label_source",
-    "tag",
     "key_point",
     "alignment",
     "alignment_ranker",
+    "passage_embedding",
+    "alignment_job",
     "ingest_log",
 )
+"""A dataset's rows that a rebuild of its bundled files replaces whole (units, labels and tags only in part)."""
+DATASET_TABLES = (*BUNDLED_TABLES, "unit", "label", "label_source", "tag")
 BUILD_HASH_KEY = "build_hash"
 EXTRACTED_CLAIM = claim_set_sql()
 """Non-NULL for a claim a model extracted (`faithlens.llm.records`): kept when a bundled dataset is rebuilt."""
@@ -97,7 +97,7 @@ def _delete_bundled(cur: duckdb.DuckDBPyConnection, dataset: str) -> list[tuple[
     cur.execute(f"DELETE FROM label WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute(f"DELETE FROM tag WHERE dataset = ? AND source IN ({bundled_sources})", [dataset, dataset])
     cur.execute("DELETE FROM label_source WHERE dataset = ? AND origin = 'bundled'", [dataset])
-    for table in ("document", "summary", "key_point", "alignment", "alignment_ranker", "ingest_log"):
+    for table in BUNDLED_TABLES:
         cur.execute(f"DELETE FROM {table} WHERE dataset = ?", [dataset])
     cur.execute(f"DELETE FROM unit WHERE dataset = ? AND {EXTRACTED_CLAIM} IS NULL", [dataset])
     cur.execute("DELETE FROM dataset WHERE name = ?", [dataset])

@@ -136,6 +136,25 @@ def embed(texts: Sequence[str]) -> np.ndarray:
     return np.array(rows, dtype=np.float32)
 
 
+def remember(texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
+    """Put embeddings computed earlier (stored by a background job) in the cache, so `embed` does not
+    compute them again."""
+    import numpy as np
+
+    with _lock:
+        for text, vector in zip(texts, vectors, strict=True):
+            _cache[text] = np.asarray(vector, dtype=np.float32)
+            _cache.move_to_end(text)
+        while len(_cache) > max(CACHE_TEXTS, len(texts)):
+            _cache.popitem(last=False)
+
+
+def forget() -> None:
+    """Drop every cached embedding (so a benchmark times embedding from scratch, as a new process does)."""
+    with _lock:
+        _cache.clear()
+
+
 def loaded() -> bool:
     """Whether this process has loaded the model (a page can say the first use takes longer)."""
     return model.cache_info().currsize > 0

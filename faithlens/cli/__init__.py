@@ -53,6 +53,11 @@ COMMANDS = (
         "every published figure FaithLens reproduces, ours beside the paper's (as the Reproduced figures page)",
     ),
     Command(
+        ("align",),
+        "align",
+        "store the alignment of a dataset's documents by one ranker (semantic, hybrid, lexical, bm25)",
+    ),
+    Command(
         ("align-eval",),
         "align_eval",
         "how well each alignment ranker finds a FABLES claim's evidence quotes: recall@k and ms per claim",

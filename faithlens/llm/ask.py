@@ -208,6 +208,8 @@ def _slots(target: Target, what: Ask) -> dict[str, str]:
         slots["evidence"] = target.document or ""
     elif what.evidence == "bm25":
         slots["evidence"] = evidence.bm25_evidence(target.document or "", target.text, what.k)[0]
+    elif what.evidence in methods.RANKED_EVIDENCE:
+        slots["evidence"] = evidence.ranked_evidence(target.document or "", target.text, what.k, what.evidence)[0]
     return slots
 
 
@@ -240,7 +242,7 @@ def render(
     if draw is not None:
         parameters[votes.DRAW] = draw
     if "evidence" in template.slots():
-        parameters |= {"evidence": what.evidence} | ({"k": what.k} if what.evidence == "bm25" else {})
+        parameters |= methods.evidence_parameters(what.evidence, what.k)
     identity = {
         "provider": endpoint.provider,
         "base_url": endpoint.base_url,

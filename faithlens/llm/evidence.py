@@ -128,3 +128,19 @@ def bm25_evidence(text: str, claim: str, k: int = TOP_K) -> tuple[str, list[Pass
     """
     passages = index_for(text).top(claim, k)
     return SEPARATOR.join(passage.text for passage in passages), passages
+
+
+def ranked_evidence(text: str, claim: str, k: int, ranker: str) -> tuple[str, list[Passage]]:
+    """The same passages as FABLES' setting, the `k` best by another alignment ranker (`semantic`,
+    `hybrid`: `faithlens.build.rankers`), best first and joined as `bm25_evidence` joins them. Every
+    passage has a score by these rankers, so exactly `min(k, passages)` are returned."""
+    from faithlens.build.rankers import registry
+
+    if k < 0:
+        raise ValueError(f"k must not be negative, got {k}")
+    passages = chunk(text)
+    if not passages or not k:
+        return "", []
+    order, scores = registry()[ranker].ranking([claim], [passage.text for passage in passages], k)
+    best = [replace(passages[i], score=float(scores[0, i])) for i in order[0].tolist()]
+    return SEPARATOR.join(passage.text for passage in best), best

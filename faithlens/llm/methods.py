@@ -13,13 +13,18 @@ from faithlens.errors import FaithLensError
 from faithlens.llm import prompts
 from faithlens.llm.targets import Target
 
-EVIDENCE_SETTINGS = ("none", "human", "bm25", "document")
+EVIDENCE_SETTINGS = ("none", "human", "bm25", "semantic", "hybrid", "document")
 EVIDENCE_TITLES = {
     "none": "none (the claim alone)",
     "human": "the annotators' evidence quotes",
     "bm25": "BM25 top-k passages of the source",
+    "semantic": "semantic top-k passages of the source (all-MiniLM-L6-v2; not in the paper)",
+    "hybrid": "BM25 + semantic top-k passages of the source (rank fusion; not in the paper)",
     "document": "the entire source document",
 }
+RANKED_EVIDENCE = ("bm25", "semantic", "hybrid")
+"""Settings that retrieve the top k of the document's 256-word passages, each by the alignment ranker
+of the same name (FABLES' own setting is BM25, which keeps its own index: `evidence.bm25_evidence`)."""
 
 
 ARM_LEVELS = ("sentence", "claim")
@@ -150,11 +155,24 @@ def evidence_reason(setting: str, target: Target) -> str | None:
     """Why `setting` cannot be used for this target (the page disables it with this), or None."""
     if setting not in EVIDENCE_SETTINGS:
         return f"unknown evidence setting {setting!r}; use one of {', '.join(EVIDENCE_SETTINGS)}"
-    if setting in ("bm25", "document") and not target.document:
+    if setting in (*RANKED_EVIDENCE, "document") and not target.document:
         return target.document_note or "the dataset does not include the source text"
     if setting == "human" and not target.human_evidence:
         return "no annotator evidence quotes for this unit (FABLES claims carry them)"
     return None
+
+
+def evidence_parameters(setting: str, k: int) -> dict[str, object]:
+    """What an answer records of its evidence setting: the setting, k for a retrieval, and for the
+    semantic and hybrid retrievals the exact version of their ranker (the paper's BM25 is fixed here)."""
+    from faithlens.build.rankers import registry
+
+    recorded: dict[str, object] = {"evidence": setting}
+    if setting in RANKED_EVIDENCE:
+        recorded["k"] = k
+    if setting in RANKED_EVIDENCE and setting != "bm25":
+        recorded["ranker"] = registry()[setting].version
+    return recorded
 
 
 def source_name(name: str, variant: str, evidence: str | None, model: str) -> str:

@@ -156,6 +156,31 @@ CREATE TABLE IF NOT EXISTS alignment_ranker (
     PRIMARY KEY (dataset, document_id, ranker)
 );
 
+-- Passage embeddings of a long document, stored chunk by chunk by a background alignment job
+-- (faithlens.build.background) so that a job that stops goes on where it was; per embedding model version.
+CREATE TABLE IF NOT EXISTS passage_embedding (
+    dataset VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    start_char INTEGER NOT NULL,
+    end_char INTEGER NOT NULL,
+    vector FLOAT[] NOT NULL,
+    PRIMARY KEY (dataset, document_id, model, start_char)
+);
+
+-- Background alignment jobs: a ranker asked to align a long document; finished_at is set once it has,
+-- error when it failed (the page shows it and offers to try again).
+CREATE TABLE IF NOT EXISTS alignment_job (
+    dataset VARCHAR NOT NULL,
+    document_id VARCHAR NOT NULL,
+    ranker VARCHAR NOT NULL,
+    passages INTEGER NOT NULL,
+    requested_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,
+    error VARCHAR,
+    PRIMARY KEY (dataset, document_id, ranker)
+);
+
 -- What ingest repaired, noted or skipped, so nothing is dropped silently.
 CREATE TABLE IF NOT EXISTS ingest_log (
     dataset VARCHAR NOT NULL,

@@ -70,8 +70,11 @@ class UnitInContext:
     """Highlight every passage alike (ARM preference: the passages of both versions, no best one)."""
 
 
-def unit_in_context(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, unit_id: str) -> UnitInContext:
-    """The unit, its summary's sentences, its document and (for a sentence) its stored alignment."""
+def unit_in_context(
+    cur: duckdb.DuckDBPyConnection, dataset: str, level: str, unit_id: str, ranker: str = alignment.DEFAULT
+) -> UnitInContext:
+    """The unit, its summary's sentences, its document and (for a sentence or claim) its stored alignment
+    by `ranker`."""
     if level == "summary":
         summary_id, text, position = unit_id, None, None
     else:
@@ -93,7 +96,7 @@ def unit_in_context(cur: duckdb.DuckDBPyConnection, dataset: str, level: str, un
     passages = cur.execute(
         "SELECT rank, start_char, end_char, score FROM alignment "
         "WHERE dataset = ? AND unit_id = ? AND ranker = ? AND rank <= ? ORDER BY rank",
-        [dataset, unit_id, alignment.DEFAULT, PASSAGES_SHOWN],
+        [dataset, unit_id, ranker, PASSAGES_SHOWN],
     ).fetchall()
     return UnitInContext(
         unit_id=unit_id,
@@ -152,27 +155,32 @@ def version_markup(tag: str, text: str) -> str:
     return f'<div class="flc-version"><span class="flc-tag">{hl.esc(tag)}</span>{hl.esc(text)}</div>'
 
 
-def aligned(document_text: str, texts: Sequence[str]) -> tuple[tuple[int, int, int, float], ...]:
-    """The passages of the source that best match any of `texts` (PASSAGES_SHOWN per text, rapidfuzz as at
-    ingest), each passage once with its best score, best first: (rank, start, end, score)."""
+def aligned(
+    document_text: str, texts: Sequence[str], ranker: str = alignment.DEFAULT
+) -> tuple[tuple[int, int, int, float], ...]:
+    """The passages of the source that best match any of `texts` (PASSAGES_SHOWN per text, by `ranker`),
+    each passage once with its best score, best first: (rank, start, end, score)."""
     best: dict[tuple[int, int], float] = {}
-    for matches in alignment.align([text for text in texts if text], document_text, PASSAGES_SHOWN):
+    for matches in alignment.align([text for text in texts if text], document_text, PASSAGES_SHOWN, ranker):
         for match in matches:
             best[(match.start, match.end)] = max(match.score, best.get((match.start, match.end), 0.0))
     ranked = sorted(best.items(), key=lambda item: (-item[1], item[0]))
     return tuple((rank, start, end, score) for rank, ((start, end), score) in enumerate(ranked, start=1))
 
 
-def in_session(cur: duckdb.DuckDBPyConnection, session: Session, unit_id: str) -> tuple[UnitInContext, modes.Context]:
-    """The unit in context and what the session's mode shows beside it. In the ARM modes the passages are
-    those of the wording shown: the variant judged (faithfulness), or both versions alike (preference)."""
-    view = unit_in_context(cur, session.dataset, session.level, unit_id)
+def in_session(
+    cur: duckdb.DuckDBPyConnection, session: Session, unit_id: str, ranker: str = alignment.DEFAULT
+) -> tuple[UnitInContext, modes.Context]:
+    """The unit in context and what the session's mode shows beside it, its passages by `ranker`. In the
+    ARM modes the passages are those of the wording shown: the variant judged (faithfulness), or both
+    versions alike (preference)."""
+    view = unit_in_context(cur, session.dataset, session.level, unit_id, ranker)
     context = modes.context(cur, session, unit_id)
     if not session.mode.startswith("arm-") or not view.document_text:
         return view, context
     shown = context.order if session.mode == "arm-preference" else (context.shown,)
     texts = [context.original if variant == modes.ORIGINAL else context.rewrite for variant in shown]
-    passages = aligned(view.document_text, [text or "" for text in texts])
+    passages = aligned(view.document_text, [text or "" for text in texts], ranker)
     return dataclasses.replace(view, passages=passages, passages_alike=len(texts) > 1), context
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import duckdb
 
@@ -21,9 +21,10 @@ from faithlens.filters import FLIPPING
 from faithlens.querystate import ignored
 from faithlens.store import LATEST_LABEL, fetch_all, fetch_one
 from faithlens.store.claim_sets import EXTRACTION_ID, claim_set_sql, extracted_by, made_by, prompt_sql
-from faithlens.views import unit_tags
+from faithlens.views import unit_tags, unit_verdicts
 from faithlens.views.states import DetailState
 from faithlens.views.tag_html import Tag
+from faithlens.views.unit_verdicts import UnitVerdict
 from faithlens.vocab import GOLD
 
 
@@ -164,6 +165,8 @@ class Detail:
     claims: tuple[UnitView, ...]
     verdicts: tuple[SourceVerdict, ...]
     key_points: tuple[str, ...]
+    unit_verdicts: dict[str, tuple[UnitVerdict, ...]] = field(default_factory=dict)
+    """unit id -> every source's verdict on it (`faithlens.views.unit_verdicts`)."""
     flipping: frozenset[str] = frozenset()
     """Ids of this summary (and of its units) whose verdict from the chosen source flips across the
     repeats of its runs (`filters.FLIPPING`)."""
@@ -234,6 +237,7 @@ def load_detail(cur: duckdb.DuckDBPyConnection, dataset: str, summary_id: str, s
         claims=tuple(u for u in units if u.kind == "claim"),
         verdicts=verdicts,
         key_points=key_points,
+        unit_verdicts=unit_verdicts.load(cur, dataset, [u.unit_id for u in units]),
         flipping=_flipping(cur, dataset, source, [summary_id, *(u.unit_id for u in units)]),
     )
 

@@ -37,6 +37,7 @@ CLASSES = frozenset(
         UNSCALED_SCORE_CLASS,
         *SPAN_CLASSES,
         "fl-doc",
+        "fl-gap",
         "fl-summary",
         "fl-sent",
         "fl-selected",
@@ -76,6 +77,7 @@ STYLESHEET = """
 .fl-doc { max-height: 70vh; overflow-y: auto; padding: 0.6rem 0.8rem; border: 1px solid #d5dbe3;
   border-radius: 0.4rem; background: #fcfcfd; }
 .fl-doc mark { background: none; color: inherit; padding: 0; }
+.fl-gap { color: #5f6b7a; margin: 0.3rem 0; font-style: italic; }
 .fl-doc mark.fl-align-best { background: #ffe08a; box-shadow: 0 0 0 1px #c99a00; }
 .fl-doc mark.fl-align { background: #fff3c4; }
 .fl-doc mark.fl-ngram { text-decoration: underline 2px #1f5f8b; text-underline-offset: 3px; }
@@ -99,7 +101,8 @@ STYLESHEET = """
 .fl-tip { display: none; position: absolute; left: 0; top: 1.6em; z-index: 20; width: min(32rem, 80vw);
   padding: 0.5rem 0.7rem; background: #1b1f24; color: #ffffff; border-radius: 0.3rem;
   font-size: 0.85rem; line-height: 1.4; white-space: pre-wrap; }
-.fl-sent:hover .fl-tip { display: block; }
+.fl-sent:hover .fl-tip, .fl-sent:focus .fl-tip { display: block; }
+.fl-summary .fl-sent:focus { outline: 2px dotted #1f5f8b; outline-offset: 1px; }
 .fl-list { padding-left: 1.4rem; margin: 0.3rem 0; }
 .fl-list li { margin-bottom: 0.55rem; line-height: 1.45; }
 .fl-list li.fl-selected { background: #eef4fa; border-radius: 0.3rem; }
@@ -144,6 +147,8 @@ class SentenceView:
     tags: tuple[Tag, ...] = ()
     selected: bool = False
     marks: tuple[tuple[int, int], ...] = ()  # spans of `text` to underline (n-gram overlap with the source)
+    verdicts: tuple[tuple[str, str | None, float | None], ...] = ()
+    """(source, label, score) of every source that labels the sentence, listed in its tooltip."""
 
 
 @dataclass(frozen=True)
@@ -267,12 +272,16 @@ def _tip(sentence: SentenceView) -> str:
         lines.append("Tags: " + tags_text(sentence.tags))
     if sentence.explanation:
         lines.append(sentence.explanation)
+    if sentence.verdicts:
+        lines.append("Every source:")
+        lines += [f"  {source}: {describe(label, score)}" for source, label, score in sentence.verdicts]
     return f'<span class="fl-tip" aria-hidden="true">{esc(chr(10).join(lines))}</span>'
 
 
 def render_summary(sentences: Sequence[SentenceView]) -> str:
     """The summary as running text, each sentence coloured by label (or score bucket), numbered,
-    with a CSS-only hover tooltip holding its label, error types and explanation."""
+    with a CSS-only tooltip holding its label, error types, explanation and every source's verdict,
+    shown on hover and on keyboard focus (each sentence is a Tab stop)."""
     if not sentences:
         return '<div class="fl-summary"><span class="fl-empty">This summary has no sentences.</span></div>'
     parts = []
@@ -282,7 +291,8 @@ def render_summary(sentences: Sequence[SentenceView]) -> str:
             classes.append("fl-selected")
         mark = f'<span class="fl-mark">S{sentence.position + 1}{esc(_glyph(sentence.label, sentence.score))}</span>'
         parts.append(
-            f'<span class="{_classes(classes)}">{_marked(sentence.text, sentence.marks)}{mark}{_tip(sentence)}</span>'
+            f'<span class="{_classes(classes)}" tabindex="0">{_marked(sentence.text, sentence.marks)}{mark}'
+            f"{_tip(sentence)}</span>"
         )
     return f'<div class="fl-summary">{" ".join(parts)}</div>'
 

@@ -169,7 +169,7 @@ def settings_rows(run: log.RunSummary) -> list[tuple[str, str]]:
         ("units", run.selection),
         ("method", spec.method + variant),
         ("prompt files", prompt_files(method, spec.variant, spec.level)),
-        ("evidence", spec.evidence + (f", k={spec.k}" if spec.evidence == "bm25" else "")),
+        ("evidence", spec.evidence + (f", k={spec.k}" if spec.evidence in methods.RANKED_EVIDENCE else "")),
         ("provider", spec.provider + (f" at {spec.base_url}" if spec.base_url else "")),
         ("model", spec.model),
         ("temperature", f"{template.temperature:g} (the prompt file's)"),

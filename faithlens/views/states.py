@@ -112,6 +112,8 @@ class CodeState:
     session: str | None = None
     coder: str | None = None
     unit: str | None = None
+    ranker: str | None = param(choices=ON_PAGES)
+    """Which ranker's passages highlight the source (None: the default)."""
 
 
 SESSIONS_VIEWS = ("sessions", "new", "codebooks")

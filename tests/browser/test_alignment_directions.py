@@ -13,6 +13,7 @@ import duckdb
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests import raw
 from tests.browser import helpers
 
 pytestmark = pytest.mark.browser
@@ -105,3 +106,32 @@ def _compute_semantic(page: Page, url: str) -> None:
     expect(main).to_contain_text("Passages that best match S1")
     expect(page.locator("mark.fl-align-best").first).to_be_visible()
     assert parse_qs(urlparse(page.url).query)["ranker"] == ["semantic"]
+
+
+def test_hovering_or_tabbing_to_a_sentence_shows_every_source_verdict(page: Page, app_url: str) -> None:
+    record = raw.storysumm_records()[DANIEL]
+    labelling = {
+        name: p[DANIEL]["sentence_labels"]
+        for name, p in raw.storysumm_predictions().items()
+        if DANIEL in p and p[DANIEL].get("sentence_labels") is not None
+    }
+    helpers.open_app(page, f"{app_url}/explore?dataset=storysumm&summary={DANIEL}")
+    helpers.assert_no_exception(page)
+    sentences = page.locator(".fl-summary .fl-sent")
+    expect(sentences).to_have_count(len(record["summary"]))
+
+    def shows_every_source(position: int) -> None:
+        tip = sentences.nth(position).locator(".fl-tip")
+        expect(tip).to_be_visible()
+        gold = "faithful" if record["errors"][position] else "unfaithful"
+        expect(tip).to_contain_text(f"gold: {gold}")
+        for name, labels in labelling.items():
+            expect(tip).to_contain_text(f"{name}: {'faithful' if labels[position] else 'unfaithful'}")
+
+    sentences.nth(0).hover()
+    shows_every_source(0)
+    page.mouse.move(0, 0)
+    sentences.nth(0).focus()
+    page.keyboard.press("Tab")  # each sentence is a Tab stop: the next one shows its verdicts
+    shows_every_source(1)
+    expect(sentences.nth(0).locator(".fl-tip")).to_be_hidden()

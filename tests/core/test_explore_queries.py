@@ -374,3 +374,21 @@ def test_documents_are_named_by_title_and_sorted_naturally(cur) -> None:
 
     assert set(shown) == titles, "the list names documents as the detail's header does"
     assert shown == sorted(shown, key=natural) and shown[:3] == ["Story 1", "Story 2", "Story 3"]
+
+
+def test_every_source_verdict_on_each_sentence_is_read_for_the_hover(cur) -> None:
+    sid = "1e21553b47944b67bc2cdf67860d8e15"
+    record = storysumm_records()[sid]
+    labelling = {
+        name: p[sid]["sentence_labels"]
+        for name, p in storysumm_predictions().items()
+        if sid in p and p[sid].get("sentence_labels") is not None
+    }
+    assert labelling, "the release has sentence labels from some evaluators for this summary"
+    detail = explore_detail.load_detail(cur, "storysumm", sid)
+    for unit, error_free in zip(detail.sentences, record["errors"], strict=True):
+        verdicts = {v.source: v.label for v in detail.unit_verdicts[unit.unit_id]}
+        assert list(verdicts)[0] == "gold" and set(verdicts) == {"gold", *labelling}
+        assert verdicts["gold"] == ("faithful" if error_free else "unfaithful")
+        for name, labels in labelling.items():
+            assert verdicts[name] == ("faithful" if labels[unit.position] else "unfaithful"), name

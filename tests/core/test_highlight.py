@@ -120,7 +120,7 @@ def _sentences() -> list[hl.SentenceView]:
 
 def test_summary_colours_by_label_then_score_bucket_and_escapes_tooltips() -> None:
     markup = hl.render_summary(_sentences())
-    classes = re.findall(r'<span class="(fl-sent [^"]*)">', markup)
+    classes = re.findall(r'<span class="(fl-sent [^"]*)" tabindex="0">', markup)
     assert classes == [
         "fl-sent fl-label-faithful",
         "fl-sent fl-label-unfaithful fl-selected",
@@ -129,12 +129,27 @@ def test_summary_colours_by_label_then_score_bucket_and_escapes_tooltips() -> No
     ]
     parsed = parse(markup)
     assert "script" not in parsed.tags and "img" not in parsed.tags and "b" not in parsed.tags
-    assert {name for name, _ in parsed.attributes} <= {"class", "aria-hidden"}
+    assert {name for name, _ in parsed.attributes} <= {"class", "aria-hidden", "tabindex"}
     assert "title" not in {name for name, _ in parsed.attributes}
     tip = re.search(
         r'<span class="fl-tip" aria-hidden="true">(.*?)</span>', markup.split("fl-label-unfaithful")[1], re.S
     )
     assert html.unescape(tip.group(1)) == f"S2: unfaithful\nTags: {TAG_WORDS}\n{PAYLOAD}"
+
+
+def test_a_sentence_tooltip_lists_every_source_verdict_escaped() -> None:
+    verdicts = (("gold", "unfaithful", None), (PAYLOAD, None, 0.42), ("judge", "faithful", None))
+    markup = hl.render_summary([hl.SentenceView(0, "He wakes up.", "faithful", verdicts=verdicts)])
+    tip = re.search(r'<span class="fl-tip" aria-hidden="true">(.*?)</span>', markup, re.S)
+    lines = html.unescape(tip.group(1)).split("\n")
+    assert lines == [
+        "S1: faithful",
+        "Every source:",
+        "  gold: unfaithful",
+        f"  {PAYLOAD}: score 0.42",
+        "  judge: faithful",
+    ]
+    assert "<script" not in markup and set(parse(markup).tags) <= {"div", "span"}
 
 
 def test_sentence_list_spells_out_labels_scores_and_explanations() -> None:
@@ -216,5 +231,5 @@ def test_a_claim_set_after_others_keeps_its_numbers_in_the_list() -> None:
 def test_passages_list_quotes_the_source_escaped() -> None:
     text = "One <b>two</b>. Three."
     markup = hl.render_passages(text, [(1, 0, 15, 87.4)])
-    assert parse(markup).text == "#1 · score 87 One <b>two</b>."
+    assert parse(markup).text == "#1 · score 87.4 One <b>two</b>.", "three significant digits, for every ranker's scale"
     assert "No passage" in parse(hl.render_passages(text, [])).text

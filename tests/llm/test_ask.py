@@ -7,6 +7,7 @@ never from the code under test."""
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
 import duckdb
@@ -14,6 +15,7 @@ import pytest
 
 from faithlens import store
 from faithlens.build import ingest
+from faithlens.build.rankers import registry
 from faithlens.errors import FaithLensError
 from faithlens.llm import ask, targets
 from faithlens.llm.providers import ProviderError
@@ -605,3 +607,23 @@ def test_a_key_echoed_back_in_an_error_is_hidden_from_the_message(
         _ask_summary(conn, llm_env, provider)
     assert key not in str(raised.value)
     assert "Incorrect API key provided: [key hidden]." in str(raised.value)
+
+
+@pytest.mark.parametrize("setting", ["semantic", "hybrid"])
+def test_fables_verify_can_retrieve_by_the_semantic_or_hybrid_ranker_and_records_its_version(
+    llm_env: LLMServer, conn: duckdb.DuckDBPyConnection, setting: str
+) -> None:
+    srv = llm_env
+    unit = target(conn, "storysumm", SENTENCE_ID)
+    srv.responder = lambda request: "True"
+    asked = ask.ask(conn, unit, asking(srv, "fables-verify", evidence=setting, k=2), ME)
+    context = srv.requests[-1].last_user_text().split("Context:\n", 1)[1].split("\n\nStatement:", 1)[0]
+    parts = [" ".join(part.split()) for part in context.split("\n\n")]
+    assert len(parts) == 2 and all(part in _passages(unit.document) for part in parts), "two of FABLES' passages"
+    assert asked.source == f"llm/fables-verify-{setting}/gpt-4o"
+    (parameters,) = rows(
+        conn, "SELECT parameters FROM llm_call WHERE source = ? ORDER BY call_id DESC LIMIT 1", [asked.source]
+    )[0].values()
+    recorded = json.loads(parameters) if isinstance(parameters, str) else parameters
+    assert recorded["evidence"] == setting and recorded["k"] == 2
+    assert recorded["ranker"] == registry()[setting].version

@@ -22,6 +22,8 @@ import re
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from faithlens import access
+from faithlens.build import alignment
 from faithlens.coding import events, modes
 from tests import coders, raw
 from tests.apptest import clean
@@ -35,6 +37,7 @@ from tests.pages.test_coding_pages import (
     create,
     frame_with,
     page_text,
+    shown_unit,
     stored_events,
     unique,
 )
@@ -341,3 +344,31 @@ def test_arm_preference_buttons_read_a_b_neither_whichever_version_is_a(db, page
         prefix = f"{base(made, 'ana', unit)}.code."
         buttons = [(b.label, b.key.removeprefix(prefix)) for b in at.button if b.key and b.key.startswith(prefix)]
         assert buttons == [("A is better", "0"), ("B is better", "1"), ("Neither", "2")]
+
+
+def test_the_code_page_highlights_the_passages_of_the_chosen_ranker_and_keeps_it_in_the_link(db, page) -> None:
+    documents = [
+        row[0] for row in db.execute("SELECT document_id FROM document WHERE dataset = ?", [DATASET]).fetchall()
+    ]
+    alignment.align_and_store(db, access.cli_actor(), DATASET, documents, "token_set_ratio")
+    made = create(db, "rankers", level="sentence", coders=("ana",))
+    at = page(CODE, session=made.name, coder="ana")
+    unit = shown_unit(at, made, "ana")
+    story = _story(db, unit.split("#")[0])
+
+    def best(ranker: str) -> str:
+        start, end = db.execute(
+            "SELECT start_char, end_char FROM alignment WHERE dataset = ? AND unit_id = ? AND ranker = ? AND rank = 1",
+            [DATASET, unit, ranker],
+        ).fetchone()
+        return story[start:end]
+
+    assert _marks(at)["fl-align-best"] == [best("bm25")], "the default ranker's best passage"
+    at.selectbox(key=action(made, "ana", "ranker")).set_value("token_set_ratio").run()
+    clean(at)
+    assert _marks(at)["fl-align-best"] == [best("token_set_ratio")]
+    assert at.query_params["ranker"] == "token_set_ratio"
+    at.selectbox(key=action(made, "ana", "ranker")).set_value("semantic").run()
+    clean(at)
+    assert "fl-align-best" not in _marks(at), "nothing is stored by semantic for this story"
+    assert any(c.value.startswith("No stored alignment of this unit by the chosen ranker") for c in at.caption)

@@ -213,7 +213,7 @@ def test_a_sentence_unit_selects_the_sentence_and_the_url_says_sentence(app_test
     clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == 5
-    selected = re.search(r'<span class="fl-sent [^"]* fl-selected">(.*?)<span class="fl-mark">', html_blocks(at))
+    selected = re.search(r'<span class="fl-sent [^"]* fl-selected" tabindex="0">(.*?)<span class="fl-mark">', html_blocks(at))
     assert selected is not None and html.unescape(selected.group(1)) == record["summary"][4]
     assert at.query_params["sentence"] == "5" and "unit" not in at.query_params
 
@@ -402,3 +402,25 @@ def test_corpus_and_all_of_tags_are_widgets_bound_to_the_url(app_test) -> None:
     assert caption(at).startswith(f"**{len(expected)} summaries where the corpus is meetingbank")
     at.selectbox(key=key("tofueval", "f.corpus")).set_value("mediasum").run()
     assert at.query_params["corpus"] == "mediasum"
+
+
+def test_a_long_document_shows_excerpts_around_the_passages_and_the_whole_text_on_request(own_db, tmp_path) -> None:
+    db, make = own_db
+    words = [f"w{i}" for i in range(20_000)]
+    text = ". ".join(" ".join(words[i : i + 10]) for i in range(0, len(words), 10)) + "."
+    sentence = "w5000 w5001 w5002 w5003 w5004 w5005 w5006 w5007 w5008 w5009"
+    line = {"document_id": "book", "summary_id": "b1", "document": text, "sentences": [{"text": sentence}]}
+    path = tmp_path / "longdoc.jsonl"
+    path.write_text(json.dumps(line) + "\n", encoding="utf-8")
+    ingest.import_file(db, path, "canonical")
+    at = make(dataset="longdoc", summary="b1", sentence="1")
+    at.run()
+    clean(at)
+    markup = html_blocks(at)
+    best = re.findall(r'<mark class="fl-align-best">([^<]*)</mark>', markup)
+    assert len(best) == 1 and sentence in best[0], "the best passage is marked in its excerpt"
+    assert "w19999" not in markup and "words …]" in markup, "the rest of the book is a counted gap"
+    assert any(c.value.startswith("A long document:") for c in at.caption)
+    at.toggle(key=key("longdoc", "whole")).set_value(True).run()
+    clean(at)
+    assert "w19999" in html_blocks(at) and "words …]" not in html_blocks(at)
