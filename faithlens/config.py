@@ -65,6 +65,11 @@ SETTINGS: dict[str, Setting] = {
         "How the server knows who you are: local (one user, loopback only), oidc (st.login against the "
         "provider in .streamlit/secrets.toml [auth]) or links (sign-in links an admin hands out).",
     ),
+    "model_dir": Setting(
+        "FAITHLENS_MODEL_DIR",
+        "",
+        "Folder the embedding model is unpacked into; default: share/faithlens-models inside the Python environment.",
+    ),
     "user": Setting("FAITHLENS_USER", "", "The one user of `local` mode and of the CLI; default: the OS user name."),
     "mode": Setting(
         "FAITHLENS_MODE", "normal", "normal, or demo: a public read-only server (no writes, no paid calls)."

@@ -19,7 +19,7 @@ from components.coding import discussion as coding_discussion
 from components.coding import view as coding_view
 from components.markdown import md_escape
 from faithlens import access
-from faithlens.build.rankers import DEFAULT, LABELS, ON_PAGES
+from faithlens.build.rankers import DEFAULT, ON_PAGES, page_label
 from faithlens.coding import events, modes, sessions, visible
 from faithlens.coding.codebook import Codebook
 from faithlens.errors import FaithLensError
@@ -149,7 +149,7 @@ def _ranker(ctx: shell.PageContext, found: sessions.Session, coder: str, ranker:
         "Passages by",
         ON_PAGES,
         key=urlstate.bind(key(ctx.dataset, found.name, coder, "ranker"), ranker or DEFAULT, ON_PAGES),
-        format_func=lambda name: LABELS[name] + (" (default)" if name == DEFAULT else ""),
+        format_func=page_label,
         help="Which ranker's stored alignment highlights the source. Others are computed on Explore.",
         width=260,
     )

@@ -14,7 +14,7 @@ from components.markdown import md_escape
 from faithlens import access
 from faithlens.build import background
 from faithlens.build.alignment import TOP_K, align_and_store
-from faithlens.build.rankers import DEFAULT, LABELS, ON_PAGES, SCALED
+from faithlens.build.rankers import DEFAULT, EMBEDDING, LABELS, ON_PAGES, SCALED, page_label
 from faithlens.views import alignments as al
 from faithlens.views import highlight as hl
 from faithlens.views.detail import Detail, UnitView
@@ -31,10 +31,6 @@ def _key(dataset: str, *parts: str) -> str:
 
 def ranker_of(state: DetailState) -> str:
     return state.ranker or DEFAULT
-
-
-def label(ranker: str) -> str:
-    return LABELS[ranker] + (" (default)" if ranker == DEFAULT else "")
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -57,7 +53,7 @@ def controls(dataset: str, row: DeltaGenerator, state: DetailState) -> DetailSta
         "Alignment by",
         ON_PAGES,
         key=urlstate.bind(_key(dataset, "ranker"), ranker_of(state), ON_PAGES),
-        format_func=label,
+        format_func=page_label,
         help="Which ranker's passages to show. BM25 is the default: it finds FABLES' evidence quotes best "
         "(python -m faithlens align-eval).",
         width=CONTROL_PX,
@@ -105,8 +101,8 @@ def offer(ctx: shell.PageContext, detail: Detail, state: DetailState) -> None:
     if not access.allowed(ctx.actor, "compute_alignment"):
         return
     if st.button(f"Compute the alignment by {LABELS[ranker]} now", key=_key(ctx.dataset, "align", ranker)):
-        slow = ranker in background.EMBEDDING_RANKERS and " The first use loads the embedding model: about 10 s more."
-        with st.spinner(f"Aligning by {LABELS[ranker]}…{slow or ''}"):
+        slow = " The first use loads the embedding model: about 10 s more." if ranker in EMBEDDING else ""
+        with st.spinner(f"Aligning by {LABELS[ranker]}…{slow}"):
             align_and_store(ctx.root, ctx.actor, ctx.dataset, [detail.document.document_id], ranker)
         st.rerun()
 
@@ -158,17 +154,13 @@ def passage_choice(dataset: str, detail: Detail, state: DetailState, alignment: 
     return picked - 1 if picked else None
 
 
-def passage_end(state: DetailState, alignment: al.StoredAlignment) -> int:
-    """Where the picked passage (`state.passage`, one of the passages shown) ends."""
-    return dict(al.passages(alignment, state.passages, min_score(state)))[state.passage]
-
-
-def lit_units(state: DetailState, alignment: al.StoredAlignment) -> dict[str, int]:
-    """unit id -> rank of the picked passage among that unit's shown passages (none picked: empty)."""
+def picked(state: DetailState, alignment: al.StoredAlignment) -> tuple[tuple[int, int] | None, dict[str, int]]:
+    """The picked passage's span (None: none picked) and the units it lights: unit id -> its rank
+    among that unit's shown passages."""
     if state.passage is None:
-        return {}
-    end = passage_end(state, alignment)
-    return al.aligned_to(alignment, state.passage, end, state.passages, min_score(state))
+        return None, {}
+    end = dict(al.passages(alignment, state.passages, min_score(state)))[state.passage]
+    return (state.passage, end), al.aligned_to(alignment, state.passage, end, state.passages, min_score(state))
 
 
 def say_lit(detail: Detail, lit: dict[str, int]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import shell
+from components import shell, urlstate
 from components.markdown import md_escape
 from faithlens import access
 from faithlens.build import background
@@ -45,7 +45,9 @@ def offer(ctx: shell.PageContext, key: background.Key) -> None:
         "This document is long: its passages are embedded in the background, with progress here; you can "
         "leave the page, and a restarted server goes on where it stopped."
     )
-    if st.button(f"Align by {label} in the background", key=f"explore.{ctx.dataset}.background.{key[2]}"):
+    if st.button(
+        f"Align by {label} in the background", key=urlstate.key(urlstate.EXPLORE, ctx.dataset, "background", key[2])
+    ):
         background.request(ctx.root, ctx.actor, key)
         jobs().start(ctx.root, ctx.actor, key)
         st.rerun()

@@ -184,9 +184,9 @@ def _source(
             spans += [hl.Span(start, end, hl.NGRAM) for start, end in overlap.source_spans]
     out.flush()
     state = replace(state, passage=explore_alignment.passage_choice(ctx.dataset, detail, state, alignment))
-    lit = explore_alignment.lit_units(state, alignment)
-    if state.passage is not None:
-        spans.append(hl.Span(state.passage, explore_alignment.passage_end(state, alignment), hl.ALIGN_BEST))
+    span, lit = explore_alignment.picked(state, alignment)
+    if span is not None:
+        spans.append(hl.Span(*span, hl.ALIGN_BEST))
         explore_alignment.say_lit(detail, lit)
     _document_text(ctx, out, document.text, spans)
     return state, lit

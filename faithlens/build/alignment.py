@@ -15,7 +15,7 @@ Passages are ordered by a ranker of `faithlens.build.rankers`: at ingest and imp
 `DEFAULT` (BM25, the best of them on FABLES' evidence quotes, see `python -m faithlens align-eval`),
 and by any other on demand. Every row is stored with its ranker's name, and `alignment_ranker`
 records, per document and ranker, the ranker's exact version and when it aligned. The stored score is
-the ranker's own (its `scale`: token_set_ratio 0..100, a BM25 score, a cosine, fused reciprocal ranks).
+the ranker's own: token_set_ratio 0..100, a BM25 score, a cosine, fused reciprocal ranks.
 
 Every unit keeps its TOP_K best passages; the page filters them by rank (and, for the lexical ranker,
 score) at read time, so its controls always act on stored data.
@@ -172,16 +172,15 @@ def bundle_documents(rows: dict[str, list[dict]]) -> list[Document]:
     """The documents with text of a parsed bundle (`Bundle.rows`) and their summary units, as
     `align_documents` reads them from the database: so ingest can align while it writes."""
     document_of = {row["summary_id"]: row["document_id"] for row in rows["summary"]}
-    units: dict[str, list[tuple[str, str, int, str, str]]] = {}
+    units: dict[str, list[tuple[str, bool, int, str, str]]] = {}
     for unit in rows["unit"]:
         if unit["kind"] in ("sentence", "claim") and unit["summary_id"] in document_of:
-            document = document_of[unit["summary_id"]]
-            # kind DESC: a summary's sentences, then its claims, as align_documents orders them
-            order = (unit["summary_id"], "~" if unit["kind"] == "sentence" else "", unit["position"])
-            units.setdefault(document, []).append((*order, unit["unit_id"], unit["text"]))
+            # a summary's sentences, then its claims, as align_documents orders them (kind DESC)
+            order = (unit["summary_id"], unit["kind"] == "claim", unit["position"])
+            units.setdefault(document_of[unit["summary_id"]], []).append((*order, unit["unit_id"], unit["text"]))
     found = []
     for row in rows["document"]:
-        ordered = sorted(units.get(row["document_id"], ()), key=lambda u: (u[0], u[1] != "~", u[2]))
+        ordered = sorted(units.get(row["document_id"], ()))
         if row.get("text") and ordered:
             found.append((row["document_id"], row["text"], [u[3] for u in ordered], [u[4] for u in ordered]))
     return found

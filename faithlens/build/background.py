@@ -23,13 +23,13 @@ import duckdb
 
 from faithlens import access
 from faithlens.build import alignment, semantic
+from faithlens.build.rankers import EMBEDDING
 from faithlens.errors import NotFoundError
 
 BACKGROUND_PASSAGES = 400
 """A document with more passages than this (about 10,000 words) is aligned by an embedding ranker in
 the background; a StorySumm story (at most about 250) is aligned while the page waits."""
 CHUNK = 64
-EMBEDDING_RANKERS = ("semantic", "hybrid", "hybrid_lexical")
 Key = tuple[str, str, str]
 """(dataset, document id, ranker)."""
 
@@ -52,7 +52,7 @@ def _text(cur: duckdb.DuckDBPyConnection, dataset: str, document_id: str) -> str
 
 
 def needs_background(text: str, ranker: str) -> bool:
-    return ranker in EMBEDDING_RANKERS and len(alignment.passages(text)) > BACKGROUND_PASSAGES
+    return ranker in EMBEDDING and len(alignment.passages(text)) > BACKGROUND_PASSAGES
 
 
 def request(conn: duckdb.DuckDBPyConnection, actor: access.Actor, key: Key) -> None:
@@ -85,14 +85,6 @@ def progress(cur: duckdb.DuckDBPyConnection, key: Key) -> Progress | None:
         return None
     total, finished, error, embedded = row
     return Progress(min(embedded, total), total, finished, error)
-
-
-def unfinished(cur: duckdb.DuckDBPyConnection) -> list[Key]:
-    """Every job not finished (failed ones included), oldest first."""
-    rows = cur.execute(
-        "SELECT dataset, document_id, ranker FROM alignment_job WHERE finished_at IS NULL ORDER BY requested_at"
-    ).fetchall()
-    return [tuple(row) for row in rows]
 
 
 def _stored(cur: duckdb.DuckDBPyConnection, dataset: str, document_id: str) -> dict[int, list[float]]:
@@ -153,8 +145,8 @@ def run(
     on_chunk: Callable[[int, int], None] | None = None,
 ) -> int | None:
     """Do (or go on with) the job `key`: the alignment rows written once it is finished, None when
-    `stop` came first. An
-    error is recorded on the job (the page shows it) and raised (on a job's thread, into the server log)."""
+    `stop` came first. An error is recorded on the job (the page shows it) and raised (on a job's
+    thread, into the server log)."""
     dataset, document_id, ranker = key
     stop = stop or threading.Event()
     try:
@@ -197,13 +189,6 @@ class Jobs:
             )
             self._threads[key] = (stop, thread)
             thread.start()
-
-    def stop(self, key: Key, timeout: float | None = None) -> None:
-        """Ask the job to stop after its chunk in flight, and wait for it."""
-        found = self._threads.get(key)
-        if found is not None:
-            found[0].set()
-            found[1].join(timeout)
 
     def join(self, key: Key, timeout: float | None = None) -> None:
         found = self._threads.get(key)

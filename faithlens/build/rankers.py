@@ -1,8 +1,8 @@
 """Rankers: ways to order a document's passages by how well each supports a summary sentence or claim.
 
-Every ranker is a `Ranker`: a name, a label for pages, a version string that says exactly what it
-computes (library versions, model, scorer, parameters, text processing), which is what an alignment
-is stored with, what its score means, and `ranking(queries, passages, k)`: for each query, the
+Every ranker is a `Ranker`: a name, a version string that says exactly what it computes (library
+versions, model, scorer, parameters, text processing), which is what an alignment is stored with,
+and `ranking(queries, passages, k)`: for each query, the
 indices of its `k` best passages, best first, beside the whole score matrix. Ties left by a ranker's
 own tie-breaker go to the passage that comes first. `registry()` maps each name to its ranker.
 
@@ -54,10 +54,19 @@ LABELS = {
     "hybrid_lexical": "Hybrid (lexical + BM25 + semantic)",
 }
 """Each ranker's name on pages, known without building the registry (which imports its libraries)."""
+HYBRIDS = {"hybrid": ("bm25", "semantic"), "hybrid_lexical": ("token_set_ratio", "bm25", "semantic")}
+"""Each fused ranker and the rankers it fuses."""
+EMBEDDING = ("semantic", *(name for name, parts in HYBRIDS.items() if "semantic" in parts))
+"""The rankers that need the embedding model (loaded in seconds, slow on a long document)."""
 ON_PAGES = ("bm25", "token_set_ratio", "semantic", "hybrid", "hybrid_lexical")
 """The rankers Explore offers, the default first."""
 SCALED = "token_set_ratio"
 """The one page ranker whose score has a fixed 0..100 scale a minimum can be set on."""
+
+
+def page_label(name: str) -> str:
+    """The ranker's name as a page's picker shows it, the default said so."""
+    return LABELS[name] + (" (default)" if name == DEFAULT else "")
 
 
 @dataclass(frozen=True)
@@ -67,9 +76,7 @@ class Ranker:
     best first; `scores` is the (len(queries), len(passages)) matrix of the ranker's scores."""
 
     name: str
-    label: str
     version: str
-    scale: str
     ranking: Ranking
 
     def top(self, queries: Sequence[str], passages: Sequence[str], k: int) -> np.ndarray:
@@ -190,47 +197,22 @@ def registry() -> dict[str, Ranker]:
 
     fuzz_version = f"rapidfuzz-{rapidfuzz.__version__}/fuzz"
     processing = "on utils.default_process text"
-    fuzz_scale = "rapidfuzz similarity, 0..100"
-    fusion = f"reciprocal rank fusion, k={RRF_K}, of the full rankings of"
     rankers = (
         Ranker(
             "token_set_ratio",
-            LABELS["token_set_ratio"],
             f"{fuzz_version}.token_set_ratio {processing}; ties: token_sort_ratio, then position",
-            fuzz_scale,
             token_set_ranking,
         ),
-        Ranker(
-            "token_sort_ratio",
-            LABELS["token_sort_ratio"],
-            f"{fuzz_version}.token_sort_ratio {processing}; ties: position",
-            fuzz_scale,
-            _fuzz_ranker("token_sort_ratio"),
+        *(
+            Ranker(name, f"{fuzz_version}.{name} {processing}; ties: position", _fuzz_ranker(name))
+            for name in ("token_sort_ratio", "WRatio")
         ),
-        Ranker(
-            "WRatio",
-            "WRatio",
-            f"{fuzz_version}.WRatio {processing}; ties: position",
-            fuzz_scale,
-            _fuzz_ranker("WRatio"),
-        ),
-        Ranker("bm25", LABELS["bm25"], _bm25_version(), "BM25 score, 0 and up", _bm25_ranking),
-        Ranker(
-            "semantic",
-            LABELS["semantic"],
-            f"{semantic.version()}; cosine similarity; ties: position",
-            "cosine similarity, -1..1",
-            _semantic_ranking,
-        ),
+        Ranker("bm25", _bm25_version(), _bm25_ranking),
+        Ranker("semantic", f"{semantic.version()}; cosine similarity; ties: position", _semantic_ranking),
     )
     by_name = {ranker.name: ranker for ranker in rankers}
-    hybrids = (
-        ("hybrid", ("bm25", "semantic")),
-        ("hybrid_lexical", ("token_set_ratio", "bm25", "semantic")),
-    )
-    for name, parts in hybrids:
+    for name, parts in HYBRIDS.items():
         fused = "; ".join(f"{part} [{by_name[part].version}]" for part in parts)
-        by_name[name] = Ranker(
-            name, LABELS[name], f"{fusion} {fused}; ties: position", "fused reciprocal ranks", _fused(parts)
-        )
+        version = f"reciprocal rank fusion, k={RRF_K}, of the full rankings of {fused}; ties: position"
+        by_name[name] = Ranker(name, version, _fused(parts))
     return by_name

@@ -26,6 +26,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from faithlens import config
 from faithlens.errors import FaithLensError
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def _zip_path() -> Path:
 
 def model_dir() -> Path:
     """Where the unpacked model lives: per package version, so an upgrade unpacks its own copy."""
-    base = os.environ.get("FAITHLENS_MODEL_DIR") or str(Path(sys.prefix) / "share" / "faithlens-models")
+    base = config.get("model_dir") or str(Path(sys.prefix) / "share" / "faithlens-models")
     return Path(base) / f"{MODEL_NAME}-{metadata.version(MODEL_PACKAGE)}"
 
 
@@ -91,6 +92,7 @@ def dimension() -> int:
     return int(_config("1_Pooling/config.json")["word_embedding_dimension"])
 
 
+@cache
 def version() -> str:
     """What the embeddings depend on, without importing torch: packages' versions and the settings."""
     packages = ("sentence-transformers", "transformers", "torch", MODEL_PACKAGE)
@@ -118,6 +120,7 @@ def embed(texts: Sequence[str]) -> np.ndarray:
         return np.zeros((0, dimension()), dtype=np.float32)
     with _lock:
         missing = list(dict.fromkeys(text for text in texts if text not in _cache))
+        fresh = {}
         if missing:
             vectors = model().encode(
                 missing,
@@ -126,14 +129,20 @@ def embed(texts: Sequence[str]) -> np.ndarray:
                 show_progress_bar=False,
                 convert_to_numpy=True,
             )
-            for text, vector in zip(missing, vectors, strict=True):
-                _cache[text] = vector
-        for text in texts:
-            _cache.move_to_end(text)
-        rows = [_cache[text] for text in texts]
-        while len(_cache) > max(CACHE_TEXTS, len(texts)):
-            _cache.popitem(last=False)
+            fresh = dict(zip(missing, vectors, strict=True))
+        rows = [fresh[text] if text in fresh else _cache[text] for text in texts]
+        _keep(texts, rows)
     return np.array(rows, dtype=np.float32)
+
+
+def _keep(texts: Sequence[str], vectors: Sequence[np.ndarray]) -> None:
+    """Cache `vectors` under `texts` as the most recent, dropping the least recent beyond CACHE_TEXTS
+    (never the texts just kept). Called with the lock held."""
+    for text, vector in zip(texts, vectors, strict=True):
+        _cache[text] = vector
+        _cache.move_to_end(text)
+    while len(_cache) > max(CACHE_TEXTS, len(texts)):
+        _cache.popitem(last=False)
 
 
 def remember(texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
@@ -142,19 +151,10 @@ def remember(texts: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
     import numpy as np
 
     with _lock:
-        for text, vector in zip(texts, vectors, strict=True):
-            _cache[text] = np.asarray(vector, dtype=np.float32)
-            _cache.move_to_end(text)
-        while len(_cache) > max(CACHE_TEXTS, len(texts)):
-            _cache.popitem(last=False)
+        _keep(texts, [np.asarray(vector, dtype=np.float32) for vector in vectors])
 
 
 def forget() -> None:
     """Drop every cached embedding (so a benchmark times embedding from scratch, as a new process does)."""
     with _lock:
         _cache.clear()
-
-
-def loaded() -> bool:
-    """Whether this process has loaded the model (a page can say the first use takes longer)."""
-    return model.cache_info().currsize > 0

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 
+import duckdb
+
 from faithlens import config, store
 from faithlens.build.rankers import LABELS
 from faithlens.cli import options
 from faithlens.errors import NotFoundError
 
 
-def _documents(conn, dataset: str, given: list[str] | None) -> list[tuple[str, str]]:
+def _documents(conn: duckdb.DuckDBPyConnection, dataset: str, given: list[str] | None) -> list[tuple[str, str]]:
     """(document id, text) of the documents to align: those named, or every one with text."""
     with conn.cursor() as cur:
         rows = cur.execute(

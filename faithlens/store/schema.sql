@@ -142,7 +142,7 @@ CREATE TABLE IF NOT EXISTS alignment (
     rank INTEGER NOT NULL,
     start_char INTEGER NOT NULL,
     end_char INTEGER NOT NULL,
-    score DOUBLE NOT NULL,            -- the ranker's own score (see its scale)
+    score DOUBLE NOT NULL,            -- the ranker's own score (token_set_ratio 0..100, BM25, cosine, RRF)
     PRIMARY KEY (dataset, unit_id, ranker, rank)
 );
 

@@ -20,6 +20,7 @@ from tests.raw import storysumm_records
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = ("mine", "anthology", "semantic")
+UNFINISHED = "SELECT dataset, document_id, ranker FROM alignment_job WHERE finished_at IS NULL"
 EMBEDDED = re.compile(r"^anthology: (\d+) of (\d+) passages embedded$")
 
 
@@ -87,7 +88,7 @@ def test_a_killed_job_goes_on_where_it_stopped_and_stores_the_alignment(long_db)
         with conn.cursor() as cur:
             halfway = background.progress(cur, KEY)
             kept = dict(cur.execute("SELECT start_char, vector FROM passage_embedding").fetchall())
-            assert background.unfinished(cur) == [KEY]
+            assert cur.execute(UNFINISHED).fetchall() == [KEY]
         assert halfway is not None and not halfway.finished and halfway.error is None
         assert 0 < halfway.embedded < halfway.total == len(alignment.passages(text))
         assert len(kept) == halfway.embedded
@@ -102,7 +103,7 @@ def test_a_killed_job_goes_on_where_it_stopped_and_stores_the_alignment(long_db)
                 "SELECT u.position, a.start_char, a.end_char FROM alignment a JOIN unit u USING (dataset, unit_id) "
                 "WHERE a.dataset = 'mine' AND a.ranker = 'semantic' AND a.rank = 1 ORDER BY u.position"
             ).fetchall()
-            assert background.unfinished(cur) == []
+            assert cur.execute(UNFINISHED).fetchall() == []
     finally:
         store.close(conn)
     assert done == background.Progress(halfway.total, halfway.total, True, None)

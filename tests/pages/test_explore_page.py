@@ -213,7 +213,9 @@ def test_a_sentence_unit_selects_the_sentence_and_the_url_says_sentence(app_test
     clean(at)
     assert not at.warning, [w.value for w in at.warning]
     assert at.selectbox(key=key("storysumm", f"sentence.{DANIEL}")).value == 5
-    selected = re.search(r'<span class="fl-sent [^"]* fl-selected" tabindex="0">(.*?)<span class="fl-mark">', html_blocks(at))
+    selected = re.search(
+        r'<span class="fl-sent [^"]* fl-selected" tabindex="0">(.*?)<span class="fl-mark">', html_blocks(at)
+    )
     assert selected is not None and html.unescape(selected.group(1)) == record["summary"][4]
     assert at.query_params["sentence"] == "5" and "unit" not in at.query_params
 
