@@ -22,7 +22,7 @@ DANIEL = "1e21553b47944b67bc2cdf67860d8e15"
 SHOWN = 3  # the page's default "Passages shown"
 
 
-def _aligned_to_first_passage(db) -> tuple[int, list[str]]:
+def _aligned_to_first_passage(db) -> tuple[tuple[int, int], list[str]]:
     """The source order's first passage shown for any unit of the summary (by BM25, the default), and
     the S/C names of the units that have it among their top SHOWN passages."""
     conn = duckdb.connect(str(db), read_only=True)
@@ -43,26 +43,29 @@ def _aligned_to_first_passage(db) -> tuple[int, list[str]]:
         for kind, position, start, end in rows
         if (start, end) == first
     )
-    return first[0], [f"{prefix}{number}" for prefix, number in sorted(names, key=lambda n: (n[0] != "S", n[1]))]
+    return first, [f"{prefix}{number}" for prefix, number in sorted(names, key=lambda n: (n[0] != "S", n[1]))]
 
 
 def test_a_picked_passage_lights_up_its_aligned_sentences_and_claims(
     page: Page, browser_db: Path, tmp_path: Path
 ) -> None:
     db = helpers.copy_db(browser_db, tmp_path / "passages.duckdb")
-    start, expected = _aligned_to_first_passage(db)
+    passage, expected = _aligned_to_first_passage(db)
     with helpers.running_server(db, tmp_path / "server.log") as server:
-        _pick_the_first_passage(page, server.url, start, expected)
+        _pick_the_first_passage(page, server.url, passage, expected)
 
 
-def _pick_the_first_passage(page: Page, url: str, start: int, expected: list[str]) -> None:
+def _pick_the_first_passage(page: Page, url: str, passage: tuple[int, int], expected: list[str]) -> None:
     helpers.open_app(page, f"{url}/explore?dataset=storysumm&summary={DANIEL}")
     helpers.assert_no_exception(page)
     main = page.get_by_test_id("stMain")
     expect(main).to_contain_text("Aligned by bm25")
     picker = main.get_by_role("combobox", name="Source passage")
+    start, end = passage
+    opening = " ".join(raw.storysumm_records()[DANIEL]["story"][start:end].split()[:8])
     picker.focus()
-    page.keyboard.press("ArrowDown")  # opens the list on the first passage in source order, after "(pick…)"
+    page.keyboard.type(opening)  # the list narrows to the passage; Enter picks it once it is offered
+    expect(page.get_by_role("option").first).to_contain_text(opening)
     page.keyboard.press("Enter")
     helpers.wait_for_app(page)
     expect(main).to_contain_text("This passage is aligned to")
