@@ -25,7 +25,7 @@ from faithlens.datasets import VENDORED
 
 ROOT = Path(__file__).resolve().parent.parent
 WARM_RUNS = 9
-COLD_RUNS = 5
+COLD_RUNS = 7
 COLD_RATIO = 1.1
 MINIMAL_APP = """\
 import os

@@ -203,15 +203,16 @@ def store_records(cur: duckdb.DuckDBPyConnection, records: list[tuple]) -> int:
 
 
 def record_ranker(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str], ranker: str) -> None:
-    """Note that `ranker`, at its current version, has just aligned these documents' units."""
+    """Note that `ranker`, at its current version, has just aligned these documents' units: one
+    statement for every document (DuckDB runs an `executemany` row by row, ~0.5 ms each in an ingest)."""
     ids = sorted(set(document_ids))
     if not ids:
         return
     version = registry()[ranker].version
-    cur.executemany(
+    cur.execute(
         "INSERT OR REPLACE INTO alignment_ranker (dataset, document_id, ranker, version, aligned_at) "
-        "VALUES (?, ?, ?, ?, current_timestamp)",
-        [(dataset, document_id, ranker, version) for document_id in ids],
+        "SELECT ?, unnest(?::VARCHAR[]), ?, ?, current_timestamp",
+        [dataset, ids, ranker, version],
     )
 
 
