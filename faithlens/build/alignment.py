@@ -203,8 +203,8 @@ def store_records(cur: duckdb.DuckDBPyConnection, records: list[tuple]) -> int:
 
 
 def record_ranker(cur: duckdb.DuckDBPyConnection, dataset: str, document_ids: Iterable[str], ranker: str) -> None:
-    """Note that `ranker`, at its current version, has just aligned these documents' units: one
-    statement for every document (DuckDB runs an `executemany` row by row, ~0.5 ms each in an ingest)."""
+    """Note that `ranker`, at its current version, has just aligned these documents' units, in a single
+    statement for all of them: DuckDB runs an `executemany` row by row, ~0.5 ms a row in an ingest."""
     ids = sorted(set(document_ids))
     if not ids:
         return
